@@ -1,0 +1,57 @@
+/**
+ * The `initSuccess` settings an IDE sends first (protocol doc 4.2), built from typed options with
+ * upstream's defaults and spelled as upstream spells them: every value a string.
+ */
+import * as os from 'node:os';
+import { InitSuccessRequest } from './messages';
+
+export interface HandshakeSettings {
+  stopOnEntry?: boolean;
+  luaFileExtension?: string;
+  cwd?: string;
+  isNeedB64EncodeStr?: boolean;
+  tempFilePath?: string;
+  logLevel?: 0 | 1 | 2;
+  pathCaseSensitivity?: boolean;
+  osType?: string;
+  clibPath?: string;
+  useCHook?: boolean;
+  adapterVersion?: string;
+  autoPathMode?: boolean;
+  distinguishSameNameFile?: boolean;
+  truncatedOPath?: string;
+  developmentMode?: boolean;
+  /** Extension (ignored by upstream Lua). */
+  pagingLimit?: number;
+  /** Extension (ignored by upstream Lua). */
+  waitConfigurationDone?: boolean;
+}
+
+const bool = (value: boolean): 'true' | 'false' => (value ? 'true' : 'false');
+
+export function initSuccessInfo(settings: HandshakeSettings = {}): InitSuccessRequest {
+  const cwd = settings.cwd ?? process.cwd();
+  const info: InitSuccessRequest = {
+    stopOnEntry: bool(settings.stopOnEntry ?? false),
+    // Upstream strips a leading dot; Lua builds patterns from this value.
+    luaFileExtension: (settings.luaFileExtension ?? '').replace(/^\./, ''),
+    cwd,
+    isNeedB64EncodeStr: bool(settings.isNeedB64EncodeStr ?? true),
+    TempFilePath: settings.tempFilePath ?? cwd,
+    logLevel: String(settings.logLevel ?? 1),
+    pathCaseSensitivity: bool(settings.pathCaseSensitivity ?? false),
+    OSType: settings.osType ?? os.type(),
+    clibPath: settings.clibPath ?? '',
+    useCHook: bool(settings.useCHook ?? false),
+    adapterVersion: settings.adapterVersion ?? '3.3.1',
+    autoPathMode: bool(settings.autoPathMode ?? true),
+    distinguishSameNameFile: bool(settings.distinguishSameNameFile ?? false),
+    truncatedOPath: settings.truncatedOPath ?? '',
+    DevelopmentMode: bool(settings.developmentMode ?? false),
+  };
+  if (settings.pagingLimit !== undefined) info.pagingLimit = String(settings.pagingLimit);
+  if (settings.waitConfigurationDone !== undefined) {
+    info.waitConfigurationDone = bool(settings.waitConfigurationDone);
+  }
+  return info;
+}

@@ -1,0 +1,267 @@
+/**
+ * Every command of the LuaPanda protocol, in both directions, as zod schemas: the one source of
+ * the messages' TypeScript types and of their validation at the boundary. Field names are
+ * upstream's (`luapanda-protocol.md` sections 4–9). Our extensions (Docs/Protocol_Extensions.md)
+ * are optional fields and commands that an upstream peer ignores.
+ */
+import { z } from 'zod';
+import { anyInfo, wireArray, wireBoolean, wireNumber, wireObject, wireText } from './wireTypes';
+
+// ---------------------------------------------------------------------------------------------
+// Shared shapes
+
+/** One variable, watch or REPL result (protocol doc 9.1). */
+export const variableSchema = z.object({
+  name: wireText,
+  type: z.string(),
+  value: wireText,
+  variablesReference: wireNumber,
+  /** `debug.getlocal` slot; locals only. */
+  index: wireNumber.optional(),
+  /** Watch/REPL replies: `"true"` or the boolean `false` upstream. */
+  isSuccess: wireBoolean.optional(),
+  /** Extension: how many children an expandable value has (for paging). */
+  childCount: wireNumber.optional(),
+  /** Extension: an expression that evaluates to this value in the stopped frame. */
+  evaluateName: z.string().optional(),
+});
+export type LuaVariable = z.output<typeof variableSchema>;
+
+/** One stack frame of a stop notification (protocol doc 8.2). */
+export const stackFrameSchema = z.object({
+  file: wireText,
+  oPath: wireText.optional(),
+  line: wireNumber,
+  /** The frame id the IDE passes back as `stackId`. */
+  index: wireNumber,
+  /** Upstream sends the constant "文件名"; our runtime sends the function name. */
+  name: wireText.optional(),
+  /** Extension: the coroutine the frame runs in (`"main"` or a thread's tostring). */
+  coroutine: z.string().optional(),
+});
+export type LuaStackFrame = z.output<typeof stackFrameSchema>;
+
+// ---------------------------------------------------------------------------------------------
+// IDE → Lua
+
+/**
+ * `initSuccess` settings. Upstream Lua compares against the *strings* "true"/"false", so the IDE
+ * sends every value as a string (protocol doc 4.2).
+ */
+export const initSuccessRequestSchema = z.object({
+  stopOnEntry: z.enum(['true', 'false']),
+  luaFileExtension: z.string(),
+  cwd: z.string(),
+  isNeedB64EncodeStr: z.enum(['true', 'false']),
+  TempFilePath: z.string(),
+  logLevel: z.string().regex(/^[0-2]$/),
+  pathCaseSensitivity: z.enum(['true', 'false']),
+  OSType: z.string(),
+  clibPath: z.string(),
+  useCHook: z.enum(['true', 'false']),
+  adapterVersion: z.string(),
+  autoPathMode: z.enum(['true', 'false']),
+  distinguishSameNameFile: z.enum(['true', 'false']),
+  truncatedOPath: z.string(),
+  DevelopmentMode: z.enum(['true', 'false']),
+  /** Extension: cap unpaged child lists at this many entries (absent: full lists, as upstream). */
+  pagingLimit: z.string().regex(/^\d+$/).optional(),
+  /** Extension: hold the program after the handshake until `configurationDone` arrives. */
+  waitConfigurationDone: z.enum(['true', 'false']).optional(),
+});
+export type InitSuccessRequest = z.output<typeof initSuccessRequestSchema>;
+
+/** Breakpoint kinds on the wire: 0 condition, 1 logpoint, 2 plain line (protocol doc 7.1). */
+export const BreakpointType = { condition: 0, logpoint: 1, line: 2 } as const;
+
+export const wireBreakpointSchema = z.object({
+  verified: wireBoolean.optional(),
+  type: wireNumber.pipe(z.union([z.literal(0), z.literal(1), z.literal(2)])),
+  line: wireNumber,
+  condition: z.string().optional(),
+  logMessage: z.string().optional(),
+  /** Extension: `> 5`, `>= 5`, `== 5`, `< 5`, `<= 5`, `% 2` or a bare number (`>=`). */
+  hitCondition: z.string().optional(),
+});
+export type WireBreakpoint = z.input<typeof wireBreakpointSchema>;
+
+export const setBreakPointRequestSchema = z.object({
+  path: z.string(),
+  bks: wireArray(wireBreakpointSchema),
+});
+
+export const continueRequestSchema = wireObject({
+  isFakeHit: z.string().optional(),
+  fakeBKPath: z.string().optional(),
+  fakeBKLine: wireText.optional(),
+});
+
+export const getVariableRequestSchema = z.object({
+  varRef: wireText,
+  stackId: wireText,
+  /** Extension: paging of children. */
+  start: wireNumber.optional(),
+  count: wireNumber.optional(),
+});
+
+export const setVariableRequestSchema = z.object({
+  varRef: wireText,
+  stackId: wireText,
+  varName: z.string(),
+  newValue: z.string(),
+});
+
+export const getWatchedVariableRequestSchema = z.object({
+  varName: z.string(),
+  stackId: wireText,
+});
+
+export const runREPLExpressionRequestSchema = z.object({
+  Expression: z.string(),
+  stackId: wireText,
+});
+
+/** Extension: which errors stop the program. */
+export const setExceptionBreakpointsRequestSchema = z.object({
+  filters: wireArray(z.enum(['uncaught', 'caught'])),
+});
+
+const emptyRequestSchema = wireObject({});
+
+/** Every command the IDE sends, with the schema of its `info`. */
+export const ideToLuaSchemas = {
+  initSuccess: initSuccessRequestSchema,
+  setBreakPoint: setBreakPointRequestSchema,
+  continue: continueRequestSchema,
+  stopOnStep: emptyRequestSchema,
+  stopOnStepIn: emptyRequestSchema,
+  stopOnStepOut: emptyRequestSchema,
+  getVariable: getVariableRequestSchema,
+  setVariable: setVariableRequestSchema,
+  getWatchedVariable: getWatchedVariableRequestSchema,
+  runREPLExpression: runREPLExpressionRequestSchema,
+  stopRun: emptyRequestSchema,
+  LuaGarbageCollect: emptyRequestSchema,
+  pause: emptyRequestSchema,
+  setExceptionBreakpoints: setExceptionBreakpointsRequestSchema,
+  configurationDone: emptyRequestSchema,
+} as const;
+export type IdeCommand = keyof typeof ideToLuaSchemas;
+export type IdeRequestInfo<C extends IdeCommand> = z.input<(typeof ideToLuaSchemas)[C]>;
+
+// ---------------------------------------------------------------------------------------------
+// Lua → IDE: replies
+
+export const initSuccessReplySchema = wireObject({
+  debuggerVer: wireText.optional(),
+  UseHookLib: wireBoolean.optional(),
+  UseLoadstring: wireBoolean.optional(),
+  isNeedB64EncodeStr: wireBoolean.optional(),
+  /** Extension: which runtime answered (`"luapanda-mcp"`); absent for upstream. */
+  runtime: z.string().optional(),
+  runtimeVersion: z.string().optional(),
+  /** Extension: `_VERSION`, plus `jit.version` under LuaJIT. */
+  luaVersion: z.string().optional(),
+  /** Extension: what the runtime supports beyond upstream (`pause`, `exceptions`, …). */
+  features: wireArray(z.string()).optional(),
+});
+export type InitSuccessReply = z.output<typeof initSuccessReplySchema>;
+
+/** Extension: per-breakpoint verdicts, so a bad condition is reported when set. */
+export const breakpointResultSchema = z.object({
+  line: wireNumber,
+  verified: wireBoolean,
+  message: z.string().optional(),
+});
+export const setBreakPointReplySchema = z.union([
+  z.array(z.never()).transform(() => ({ results: undefined })),
+  wireObject({ results: wireArray(breakpointResultSchema).optional() }),
+]);
+
+export const variableListSchema = wireArray(variableSchema);
+
+export const setVariableReplySchema = wireObject({
+  success: wireBoolean,
+  name: wireText.optional(),
+  type: z.string().optional(),
+  value: wireText.optional(),
+  variablesReference: wireNumber.optional(),
+  tip: z.string().optional(),
+});
+
+/** The reply schema of every IDE command that has one. */
+export const replySchemas = {
+  initSuccess: initSuccessReplySchema,
+  setBreakPoint: setBreakPointReplySchema,
+  continue: anyInfo,
+  stopOnStep: anyInfo,
+  stopOnStepIn: anyInfo,
+  stopOnStepOut: anyInfo,
+  getVariable: variableListSchema,
+  setVariable: setVariableReplySchema,
+  getWatchedVariable: variableListSchema,
+  runREPLExpression: variableListSchema,
+  stopRun: anyInfo,
+  pause: anyInfo,
+  setExceptionBreakpoints: anyInfo,
+  configurationDone: anyInfo,
+} as const;
+export type RequestCommand = keyof typeof replySchemas;
+export type ReplyInfo<C extends RequestCommand> = z.output<(typeof replySchemas)[C]>;
+
+// ---------------------------------------------------------------------------------------------
+// Lua → IDE: notifications (callbackId absent, 0, "0" or "")
+
+/** Stop notifications; the `stopOnStep*` names double as step replies (told apart by id). */
+export const STOP_COMMANDS = [
+  'stopOnEntry',
+  'stopOnBreakpoint',
+  'stopOnCodeBreakpoint',
+  'stopOnStep',
+  'stopOnStepIn',
+  'stopOnStepOut',
+  'stopOnException',
+  'stopOnPause',
+] as const;
+export type StopCommand = (typeof STOP_COMMANDS)[number];
+
+export const stopInfoSchema = z.union([
+  z.array(z.unknown()).transform(() => ({})),
+  z.object({
+    /** Extension (`stopOnException`): the error message. */
+    exceptionText: z.string().optional(),
+    /** Extension (`stopOnException`): true when nothing would have caught the error. */
+    uncaught: wireBoolean.optional(),
+    /** Extension: the lines of the breakpoints that caused a `stopOnBreakpoint`. */
+    hitLines: wireArray(wireNumber).optional(),
+  }),
+]);
+
+export const logInfoSchema = wireObject({ logInfo: wireText });
+
+export const luaNotificationSchemas = {
+  refreshLuaMemory: wireObject({ memInfo: wireNumber }),
+  output: logInfoSchema,
+  tip: logInfoSchema,
+  tipError: logInfoSchema,
+  debug_console: logInfoSchema,
+} as const;
+
+export type LuaNotification =
+  | {
+      readonly kind: 'stop';
+      readonly cmd: StopCommand;
+      readonly stack: LuaStackFrame[];
+      readonly info: z.output<typeof stopInfoSchema>;
+    }
+  | { readonly kind: 'memory'; readonly cmd: 'refreshLuaMemory'; readonly kilobytes: number }
+  | {
+      readonly kind: 'log';
+      readonly cmd: 'output' | 'tip' | 'tipError' | 'debug_console';
+      readonly text: string;
+    };
+
+export const stopNotificationSchema = z.object({
+  stack: wireArray(stackFrameSchema),
+  info: stopInfoSchema.optional().transform((v) => v ?? {}),
+});

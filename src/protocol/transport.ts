@@ -1,0 +1,230 @@
+/**
+ * TCP in both directions (protocol doc 1.1/1.2).
+ *
+ * `LuaListener`: the IDE listens (default port 8818) and the game calls `LuaPanda.start`. One Lua
+ * connection at a time: while one is active, a further connection is accepted and closed at once
+ * and reported as `rejected`. The Lua side treats that as a lost link and keeps trying about once a
+ * second, so a second game takes over as soon as the first one goes away.
+ *
+ * `connectToLua`: the game called `LuaPanda.startServer` and the IDE connects, retrying about once
+ * a second (as upstream does) until it succeeds, times out or is aborted.
+ */
+import { EventEmitter } from 'node:events';
+import * as net from 'node:net';
+import { LuaConnection, LuaConnectionOptions } from './connection';
+
+export const DEFAULT_LUA_PORT = 8818;
+export const DEFAULT_RETRY_INTERVAL_MS = 1_000;
+
+export interface RejectedConnection {
+  readonly remoteAddress: string;
+  readonly reason: string;
+}
+
+export interface LuaListenerEvents {
+  connection: [LuaConnection];
+  rejected: [RejectedConnection];
+  error: [Error];
+}
+
+export interface ListenOptions extends LuaConnectionOptions {
+  port?: number;
+  /** Interface to bind; default all interfaces, so games on devices can reach the IDE. */
+  host?: string;
+}
+
+export class LuaListener extends EventEmitter<LuaListenerEvents> {
+  private active: LuaConnection | undefined;
+  private readonly sockets = new Set<net.Socket>();
+
+  private constructor(
+    private readonly server: net.Server,
+    private readonly connectionOptions: LuaConnectionOptions,
+  ) {
+    super();
+    server.on('connection', (socket) => this.accept(socket));
+    server.on('error', (error) => this.emit('error', error));
+  }
+
+  /** Starts listening; rejects with a clear message when the port is taken. */
+  static listen(options: ListenOptions = {}): Promise<LuaListener> {
+    const { port = DEFAULT_LUA_PORT, host, ...connectionOptions } = options;
+    const server = net.createServer({ noDelay: true });
+    return new Promise((resolve, reject) => {
+      const onError = (error: NodeJS.ErrnoException) => {
+        server.close();
+        reject(describeListenError(error, port));
+      };
+      server.once('error', onError);
+      server.listen({ port, host }, () => {
+        server.off('error', onError);
+        resolve(new LuaListener(server, connectionOptions));
+      });
+    });
+  }
+
+  /** The bound port (useful with port 0). */
+  get port(): number {
+    const address = this.server.address();
+    return typeof address === 'object' && address ? address.port : 0;
+  }
+
+  get activeConnection(): LuaConnection | undefined {
+    return this.active;
+  }
+
+  /** Resolves with the next accepted connection, or rejects on timeout or abort. */
+  waitForConnection(options: { timeoutMs?: number; signal?: AbortSignal } = {}): Promise<LuaConnection> {
+    return new Promise((resolve, reject) => {
+      const cleanup = () => {
+        clearTimeout(timer);
+        this.off('connection', onConnection);
+        options.signal?.removeEventListener('abort', onAbort);
+      };
+      const onConnection = (connection: LuaConnection) => {
+        cleanup();
+        resolve(connection);
+      };
+      const onAbort = () => {
+        cleanup();
+        reject(abortError(options.signal));
+      };
+      const timer =
+        options.timeoutMs !== undefined
+          ? setTimeout(() => {
+              cleanup();
+              reject(
+                new Error(
+                  `No Lua program connected on port ${this.port} within ${options.timeoutMs} ms. ` +
+                    `Check that the game calls require("LuaPanda").start(host, ${this.port}).`,
+                ),
+              );
+            }, options.timeoutMs)
+          : undefined;
+      if (options.signal?.aborted) return onAbort();
+      options.signal?.addEventListener('abort', onAbort);
+      this.on('connection', onConnection);
+    });
+  }
+
+  /** Stops listening and drops every socket, the active connection included. */
+  async close(): Promise<void> {
+    const closed = new Promise<void>((resolve) => this.server.close(() => resolve()));
+    for (const socket of this.sockets) socket.destroy();
+    await closed;
+  }
+
+  private accept(socket: net.Socket): void {
+    this.sockets.add(socket);
+    socket.once('close', () => this.sockets.delete(socket));
+    socket.on('error', () => {
+      /* reported through the connection's close event */
+    });
+    if (this.active && !this.active.closed) {
+      const remoteAddress = `${socket.remoteAddress}:${socket.remotePort}`;
+      socket.destroy();
+      this.emit('rejected', {
+        remoteAddress,
+        reason: `a Lua program is already connected from ${this.active.remoteAddress ?? 'elsewhere'}`,
+      });
+      return;
+    }
+    const connection = new LuaConnection(socket, this.connectionOptions);
+    this.active = connection;
+    connection.once('close', () => {
+      if (this.active === connection) this.active = undefined;
+    });
+    this.emit('connection', connection);
+  }
+}
+
+export interface ConnectOptions extends LuaConnectionOptions {
+  host: string;
+  port?: number;
+  /** Give up after this long; default: keep trying until aborted. */
+  timeoutMs?: number;
+  retryIntervalMs?: number;
+  signal?: AbortSignal;
+}
+
+/** Connects to a Lua side that listens (`LuaPanda.startServer`), retrying until it answers. */
+export async function connectToLua(options: ConnectOptions): Promise<LuaConnection> {
+  const { host, port = DEFAULT_LUA_PORT, timeoutMs, signal } = options;
+  const retryIntervalMs = options.retryIntervalMs ?? DEFAULT_RETRY_INTERVAL_MS;
+  const deadline = timeoutMs === undefined ? Infinity : Date.now() + timeoutMs;
+  let lastError: Error | undefined;
+  for (;;) {
+    if (signal?.aborted) throw abortError(signal);
+    const remaining = deadline - Date.now();
+    if (remaining <= 0) {
+      throw new Error(
+        `Could not connect to a Lua program at ${host}:${port} within ${timeoutMs} ms` +
+          (lastError ? ` (last error: ${lastError.message}).` : '.') +
+          ` Check that the game called require("LuaPanda").startServer("0.0.0.0", ${port}).`,
+      );
+    }
+    try {
+      const socket = await connectOnce(host, port, Math.min(remaining, 5_000), signal);
+      return new LuaConnection(socket, options);
+    } catch (error) {
+      if (signal?.aborted) throw abortError(signal);
+      lastError = error as Error;
+    }
+    await delay(Math.min(retryIntervalMs, Math.max(0, deadline - Date.now())), signal);
+  }
+}
+
+function connectOnce(host: string, port: number, timeoutMs: number, signal?: AbortSignal): Promise<net.Socket> {
+  return new Promise((resolve, reject) => {
+    const socket = net.createConnection({ host, port, noDelay: true });
+    const fail = (error: Error) => {
+      cleanup();
+      socket.destroy();
+      reject(error);
+    };
+    const onAbort = () => fail(abortError(signal));
+    const onError = (error: Error) => fail(error);
+    const timer = setTimeout(() => fail(new Error(`connect timed out after ${timeoutMs} ms`)), timeoutMs);
+    const cleanup = () => {
+      clearTimeout(timer);
+      socket.off('error', onError);
+      signal?.removeEventListener('abort', onAbort);
+    };
+    socket.once('error', onError);
+    signal?.addEventListener('abort', onAbort);
+    socket.once('connect', () => {
+      cleanup();
+      resolve(socket);
+    });
+  });
+}
+
+function delay(ms: number, signal?: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    const timer = setTimeout(done, ms);
+    function done() {
+      clearTimeout(timer);
+      signal?.removeEventListener('abort', done);
+      resolve();
+    }
+    signal?.addEventListener('abort', done);
+  });
+}
+
+function abortError(signal?: AbortSignal): Error {
+  const reason: unknown = signal?.reason;
+  return reason instanceof Error ? reason : new Error('The operation was aborted.');
+}
+
+function describeListenError(error: NodeJS.ErrnoException, port: number): Error {
+  if (error.code === 'EADDRINUSE') {
+    return new Error(
+      `Port ${port} is already in use: another debug session or program is listening there. ` +
+        `Stop it, or choose another "connectionPort" (and pass the same port to LuaPanda.start).`,
+    );
+  }
+  if (error.code === 'EACCES') {
+    return new Error(`Not allowed to listen on port ${port}; choose a port above 1023.`);
+  }
+  return new Error(`Could not listen on port ${port}: ${error.message}`);
+}

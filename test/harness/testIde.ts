@@ -1,0 +1,124 @@
+/**
+ * A test-side IDE: listens on a free loopback port with the real `LuaListener`, accepts one Lua
+ * connection and records everything it sends, so a test can wait for a particular notification
+ * (bounded) and inspect protocol errors. The runtime tests use it to drive `LuaPanda.lua`.
+ */
+import {
+  HandshakeSettings,
+  InitSuccessReply,
+  LuaConnection,
+  LuaListener,
+  LuaNotification,
+  ProtocolError,
+  initSuccessInfo,
+} from '../../src/protocol';
+
+type Predicate = (notification: LuaNotification) => boolean;
+
+export class TestIde {
+  readonly notifications: LuaNotification[] = [];
+  readonly protocolErrors: ProtocolError[] = [];
+  private connectionValue: LuaConnection | undefined;
+  private readonly waiters = new Set<() => void>();
+  private cursor = 0;
+
+  private constructor(readonly listener: LuaListener) {}
+
+  static async start(options: { requestTimeoutMs?: number; maxFrameBytes?: number } = {}): Promise<TestIde> {
+    const listener = await LuaListener.listen({ port: 0, host: '127.0.0.1', ...options });
+    return new TestIde(listener);
+  }
+
+  get port(): number {
+    return this.listener.port;
+  }
+
+  get connection(): LuaConnection {
+    if (!this.connectionValue) throw new Error('No Lua program has connected yet');
+    return this.connectionValue;
+  }
+
+  /** Waits for the Lua side to connect and starts recording what it sends. */
+  async accept(timeoutMs = 10_000): Promise<LuaConnection> {
+    const connection = await this.listener.waitForConnection({ timeoutMs });
+    this.connectionValue = connection;
+    connection.on('notification', (n) => {
+      this.notifications.push(n);
+      this.wake();
+    });
+    connection.on('protocolError', (e) => {
+      this.protocolErrors.push(e);
+      this.wake();
+    });
+    connection.on('close', () => this.wake());
+    return connection;
+  }
+
+  /** Sends `initSuccess` (upstream defaults plus `settings`) and returns Lua's reply. */
+  handshake(settings: HandshakeSettings = {}): Promise<InitSuccessReply> {
+    return this.connection.request('initSuccess', initSuccessInfo({ isNeedB64EncodeStr: false, ...settings }));
+  }
+
+  /**
+   * The next notification after the ones already consumed that matches `predicate`; earlier
+   * non-matching ones are skipped. Rejects on timeout or when the connection closes first.
+   */
+  next(predicate: Predicate = () => true, timeoutMs = 10_000): Promise<LuaNotification> {
+    return new Promise((resolve, reject) => {
+      const attempt = () => {
+        while (this.cursor < this.notifications.length) {
+          const candidate = this.notifications[this.cursor++];
+          if (predicate(candidate)) {
+            done();
+            resolve(candidate);
+            return;
+          }
+        }
+        if (this.connectionValue?.closed) {
+          done();
+          reject(new Error('The Lua connection closed before the expected notification'));
+        }
+      };
+      const timer = setTimeout(() => {
+        done();
+        const seen = this.notifications.map((n) => n.cmd).join(', ') || 'nothing';
+        reject(new Error(`No matching notification within ${timeoutMs} ms (seen: ${seen})`));
+      }, timeoutMs);
+      const done = () => {
+        clearTimeout(timer);
+        this.waiters.delete(attempt);
+      };
+      this.waiters.add(attempt);
+      attempt();
+    });
+  }
+
+  /** The next stop notification (any stop command unless one is given). */
+  async nextStop(cmd?: string, timeoutMs = 10_000) {
+    const stop = await this.next((n) => n.kind === 'stop' && (cmd === undefined || n.cmd === cmd), timeoutMs);
+    if (stop.kind !== 'stop') throw new Error('unreachable');
+    return stop;
+  }
+
+  /** Resolves when the connection has closed (bounded). */
+  async waitForClose(timeoutMs = 10_000): Promise<void> {
+    const connection = this.connection;
+    if (connection.closed) return;
+    await new Promise<void>((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error(`The Lua connection stayed open for ${timeoutMs} ms`)), timeoutMs);
+      connection.once('close', () => {
+        clearTimeout(timer);
+        resolve();
+      });
+    });
+  }
+
+  async close(): Promise<void> {
+    this.connectionValue?.destroy();
+    await this.listener.close();
+  }
+
+  private wake(): void {
+    for (const waiter of [...this.waiters]) waiter();
+  }
+}
