@@ -157,7 +157,11 @@ export class LuaConnection extends EventEmitter<LuaConnectionEvents> {
     const inbound = classifyFrame(json, text);
     switch (inbound.kind) {
       case 'reply':
-        this.registry.settle(inbound.envelope.callbackId, inbound.envelope.cmd, inbound.envelope.info);
+        this.registry.settle(
+          inbound.envelope.callbackId,
+          inbound.envelope.cmd,
+          inbound.envelope.info,
+        );
         return;
       case 'notification':
         this.emit('notification', inbound.notification);
@@ -203,7 +207,9 @@ export class LuaConnection extends EventEmitter<LuaConnectionEvents> {
     this.closedWith = { error: this.socketError };
     this.decoder.end();
     const reason = this.socketError
-      ? new ConnectionClosedError(`The connection to the Lua side failed: ${this.socketError.message}`)
+      ? new ConnectionClosedError(
+          `The connection to the Lua side failed: ${this.socketError.message}`,
+        )
       : new ConnectionClosedError();
     this.registry.dispose(reason);
     this.emit('close', this.closedWith);

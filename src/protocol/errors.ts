@@ -54,5 +54,7 @@ export class ConnectionClosedError extends Error {
 export const EXCERPT_LIMIT = 200;
 
 export function excerptOf(text: string): string {
-  return text.length <= EXCERPT_LIMIT ? text : `${text.slice(0, EXCERPT_LIMIT)}… (${text.length} chars)`;
+  return text.length <= EXCERPT_LIMIT
+    ? text
+    : `${text.slice(0, EXCERPT_LIMIT)}… (${text.length} chars)`;
 }

@@ -52,25 +52,25 @@ const RAW_CONTROL = /[\u0000-\u0008\u000b\u000e-\u001f]/g;
 /**
  * Turns a byte stream into frames. Not a stream itself: `write` delivers every complete frame
  * synchronously, which keeps ordering obvious and lets `end` tell a clean end from a cut frame.
+ *
+ * Bytes of an unfinished line are held here and handed to split2 only once their newline has
+ * arrived, so split2 always sees whole lines: a 1 MB frame arriving in 64 KiB chunks is decoded
+ * once instead of being re-split on every chunk, and an oversized line is dropped as soon as it
+ * crosses the limit instead of being buffered. A newline byte never occurs inside a multi-byte
+ * UTF-8 sequence, so cutting at newlines never splits a character.
  */
 export class FrameDecoder {
   private readonly maxFrameBytes: number;
   private readonly splitter: Transform;
-  /** Bytes of the current, not yet terminated line (our own count, in bytes). */
-  private pendingBytes = 0;
-  private pendingReported = false;
+  private held: Buffer[] = [];
+  private heldBytes = 0;
+  /** The current line passed the limit: drop its bytes until its newline. */
+  private skipping = false;
   private ended = false;
 
   constructor(private readonly options: FrameDecoderOptions) {
     this.maxFrameBytes = options.maxFrameBytes ?? DEFAULT_MAX_FRAME_BYTES;
-    // split2 counts characters; characters never outnumber bytes, so with the same number as its
-    // limit it only discards lines that our byte count has already reported.
-    // `skipOverflow` is a real split2 option that its type definitions do not list.
-    const splitOptions: split2.Options & { skipOverflow: boolean } = {
-      maxLength: this.maxFrameBytes,
-      skipOverflow: true,
-    };
-    this.splitter = split2('\n', (line: string) => this.decodeLine(line), splitOptions);
+    this.splitter = split2('\n', (line: string) => this.decodeLine(line));
     this.splitter.on('data', () => {
       /* frames are delivered through onFrame; the stream only needs to flow */
     });
@@ -83,8 +83,23 @@ export class FrameDecoder {
   write(chunk: Buffer | string): void {
     if (this.ended) return;
     const bytes = typeof chunk === 'string' ? Buffer.from(chunk, 'utf8') : chunk;
-    this.account(bytes);
-    this.splitter.write(bytes);
+    const lastNewline = bytes.lastIndexOf(NEWLINE);
+    if (lastNewline === -1) {
+      this.hold(bytes);
+      return;
+    }
+    let from = 0;
+    if (this.skipping) {
+      // The rest of an oversized line, already reported: drop it.
+      from = bytes.indexOf(NEWLINE) + 1;
+      this.skipping = false;
+    }
+    const complete = bytes.subarray(from, lastNewline + 1);
+    const lines = this.held.length > 0 ? Buffer.concat([...this.held, complete]) : complete;
+    this.held = [];
+    this.heldBytes = 0;
+    if (lines.length > 0) this.splitter.write(lines);
+    this.hold(bytes.subarray(lastNewline + 1));
   }
 
   /**
@@ -94,42 +109,46 @@ export class FrameDecoder {
   end(): void {
     if (this.ended) return;
     this.ended = true;
-    if (this.pendingBytes > 0 && !this.pendingReported) {
+    if (this.heldBytes > 0) {
       this.options.onError(
         new ProtocolError(
           'truncated-frame',
-          `The stream ended in the middle of a frame; ${this.pendingBytes} bytes were discarded.`,
+          `The stream ended in the middle of a frame; ${this.heldBytes} bytes were discarded.`,
         ),
       );
     }
+    this.held = [];
     this.splitter.destroy();
   }
 
-  /** Tracks the unterminated tail in bytes, and reports an oversized frame as soon as it is one. */
-  private account(bytes: Buffer): void {
-    let from = 0;
-    for (;;) {
-      const nl = bytes.indexOf(NEWLINE, from);
-      const segment = (nl === -1 ? bytes.length : nl) - from;
-      this.pendingBytes += segment;
-      if (this.pendingBytes > this.maxFrameBytes && !this.pendingReported) {
-        this.pendingReported = true;
-        this.options.onError(
-          new ProtocolError(
-            'frame-too-large',
-            `A frame exceeded the limit of ${this.maxFrameBytes} bytes and was discarded.`,
-          ),
-        );
-      }
-      if (nl === -1) return;
-      this.pendingBytes = 0;
-      this.pendingReported = false;
-      from = nl + 1;
+  /** Keeps the bytes of an unfinished line, or drops them once the line is too large. */
+  private hold(bytes: Buffer): void {
+    if (this.skipping || bytes.length === 0) return;
+    this.heldBytes += bytes.length;
+    if (this.heldBytes > this.maxFrameBytes) {
+      this.reportTooLarge();
+      this.skipping = true;
+      this.held = [];
+      this.heldBytes = 0;
+      return;
     }
+    this.held.push(bytes);
+  }
+
+  private reportTooLarge(): void {
+    this.options.onError(
+      new ProtocolError(
+        'frame-too-large',
+        `A frame exceeded the limit of ${this.maxFrameBytes} bytes and was discarded.`,
+      ),
+    );
   }
 
   private decodeLine(line: string): undefined {
-    if (isOversized(line, this.maxFrameBytes)) return undefined; // reported by account()
+    if (isOversized(line, this.maxFrameBytes)) {
+      this.reportTooLarge();
+      return undefined;
+    }
     const trimmed = line.trimEnd();
     if (trimmed.length === 0) return undefined;
     if (!trimmed.endsWith(FRAME_DELIMITER)) {

@@ -51,16 +51,17 @@ export class CallbackRegistry {
    * Reserves an id for a request of command `cmd`. The returned promise settles with the reply's
    * `info`, or rejects with `RequestTimeoutError` / `ConnectionClosedError`.
    */
-  register(cmd: string, timeoutMs = this.options.defaultTimeoutMs): { id: string; reply: Promise<unknown> } {
+  register(
+    cmd: string,
+    timeoutMs = this.options.defaultTimeoutMs,
+  ): { id: string; reply: Promise<unknown> } {
     if (this.disposedWith) {
       return { id: '', reply: Promise.reject(this.disposedWith) };
     }
     const id = this.freshId();
     const reply = new Promise<unknown>((resolve, reject) => {
       const timer =
-        timeoutMs > 0
-          ? setTimeout(() => this.expire(id, timeoutMs), timeoutMs)
-          : undefined;
+        timeoutMs > 0 ? setTimeout(() => this.expire(id, timeoutMs), timeoutMs) : undefined;
       this.pending.set(id, { cmd, resolve, reject, timer });
     });
     return { id, reply };

@@ -74,7 +74,9 @@ export class LuaListener extends EventEmitter<LuaListenerEvents> {
   }
 
   /** Resolves with the next accepted connection, or rejects on timeout or abort. */
-  waitForConnection(options: { timeoutMs?: number; signal?: AbortSignal } = {}): Promise<LuaConnection> {
+  waitForConnection(
+    options: { timeoutMs?: number; signal?: AbortSignal } = {},
+  ): Promise<LuaConnection> {
     return new Promise((resolve, reject) => {
       const cleanup = () => {
         clearTimeout(timer);
@@ -174,7 +176,12 @@ export async function connectToLua(options: ConnectOptions): Promise<LuaConnecti
   }
 }
 
-function connectOnce(host: string, port: number, timeoutMs: number, signal?: AbortSignal): Promise<net.Socket> {
+function connectOnce(
+  host: string,
+  port: number,
+  timeoutMs: number,
+  signal?: AbortSignal,
+): Promise<net.Socket> {
   return new Promise((resolve, reject) => {
     const socket = net.createConnection({ host, port, noDelay: true });
     const fail = (error: Error) => {
@@ -184,7 +191,10 @@ function connectOnce(host: string, port: number, timeoutMs: number, signal?: Abo
     };
     const onAbort = () => fail(abortError(signal));
     const onError = (error: Error) => fail(error);
-    const timer = setTimeout(() => fail(new Error(`connect timed out after ${timeoutMs} ms`)), timeoutMs);
+    const timer = setTimeout(
+      () => fail(new Error(`connect timed out after ${timeoutMs} ms`)),
+      timeoutMs,
+    );
     const cleanup = () => {
       clearTimeout(timer);
       socket.off('error', onError);

@@ -35,10 +35,7 @@ export const wireText = z
 
 /** An object that Lua sends as `[]` when it is empty. */
 export function wireObject<S extends z.ZodRawShape>(shape: S) {
-  return z.preprocess(
-    (v) => (Array.isArray(v) && v.length === 0 ? {} : v),
-    z.object(shape),
-  );
+  return z.preprocess((v) => (Array.isArray(v) && v.length === 0 ? {} : v), z.object(shape));
 }
 
 /** An array that some encoders send as `{}` when it is empty. */
@@ -61,13 +58,11 @@ export const anyInfo = z.unknown();
  */
 export const envelopeSchema = z.object({
   cmd: z.string().min(1),
-  callbackId: z
-    .union([z.string(), z.number(), z.null(), z.undefined()])
-    .transform((v) => {
-      if (v === undefined || v === null) return null;
-      const s = String(v).trim();
-      return s === '' || s === '0' ? null : s;
-    }),
+  callbackId: z.union([z.string(), z.number(), z.null(), z.undefined()]).transform((v) => {
+    if (v === undefined || v === null) return null;
+    const s = String(v).trim();
+    return s === '' || s === '0' ? null : s;
+  }),
   info: z.unknown().optional(),
   stack: z.unknown().optional(),
 });

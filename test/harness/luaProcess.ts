@@ -106,7 +106,11 @@ export class LuaProcess {
     return `${this.interpreter.command} (pid ${this.pid}); stderr: ${this.stderr.slice(-500) || '(empty)'}`;
   }
 
-  private waitFor<T>(check: () => T | null | undefined, what: string, timeoutMs: number): Promise<T> {
+  private waitFor<T>(
+    check: () => T | null | undefined,
+    what: string,
+    timeoutMs: number,
+  ): Promise<T> {
     return new Promise((resolve, reject) => {
       const attempt = () => {
         const value = check();
@@ -115,12 +119,18 @@ export class LuaProcess {
           resolve(value);
         } else if (this.hasExited) {
           done();
-          reject(new Error(`${this.describe()} exited while waiting for ${what}; stdout: ${this.stdout.slice(-500)}`));
+          reject(
+            new Error(
+              `${this.describe()} exited while waiting for ${what}; stdout: ${this.stdout.slice(-500)}`,
+            ),
+          );
         }
       };
       const timer = setTimeout(() => {
         done();
-        reject(new Error(`Timed out after ${timeoutMs} ms waiting for ${what}; ${this.describe()}`));
+        reject(
+          new Error(`Timed out after ${timeoutMs} ms waiting for ${what}; ${this.describe()}`),
+        );
       }, timeoutMs);
       const done = () => {
         clearTimeout(timer);
@@ -144,7 +154,11 @@ export class LuaProcess {
   }
 }
 
-export function spawnLua(interpreter: LuaInterpreter, script: string, options?: SpawnLuaOptions): LuaProcess {
+export function spawnLua(
+  interpreter: LuaInterpreter,
+  script: string,
+  options?: SpawnLuaOptions,
+): LuaProcess {
   return new LuaProcess(interpreter, script, options);
 }
 

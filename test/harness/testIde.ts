@@ -24,7 +24,9 @@ export class TestIde {
 
   private constructor(readonly listener: LuaListener) {}
 
-  static async start(options: { requestTimeoutMs?: number; maxFrameBytes?: number } = {}): Promise<TestIde> {
+  static async start(
+    options: { requestTimeoutMs?: number; maxFrameBytes?: number } = {},
+  ): Promise<TestIde> {
     const listener = await LuaListener.listen({ port: 0, host: '127.0.0.1', ...options });
     return new TestIde(listener);
   }
@@ -56,7 +58,10 @@ export class TestIde {
 
   /** Sends `initSuccess` (upstream defaults plus `settings`) and returns Lua's reply. */
   handshake(settings: HandshakeSettings = {}): Promise<InitSuccessReply> {
-    return this.connection.request('initSuccess', initSuccessInfo({ isNeedB64EncodeStr: false, ...settings }));
+    return this.connection.request(
+      'initSuccess',
+      initSuccessInfo({ isNeedB64EncodeStr: false, ...settings }),
+    );
   }
 
   /**
@@ -95,7 +100,10 @@ export class TestIde {
 
   /** The next stop notification (any stop command unless one is given). */
   async nextStop(cmd?: string, timeoutMs = 10_000) {
-    const stop = await this.next((n) => n.kind === 'stop' && (cmd === undefined || n.cmd === cmd), timeoutMs);
+    const stop = await this.next(
+      (n) => n.kind === 'stop' && (cmd === undefined || n.cmd === cmd),
+      timeoutMs,
+    );
     if (stop.kind !== 'stop') throw new Error('unreachable');
     return stop;
   }
@@ -105,7 +113,10 @@ export class TestIde {
     const connection = this.connection;
     if (connection.closed) return;
     await new Promise<void>((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`The Lua connection stayed open for ${timeoutMs} ms`)), timeoutMs);
+      const timer = setTimeout(
+        () => reject(new Error(`The Lua connection stayed open for ${timeoutMs} ms`)),
+        timeoutMs,
+      );
       connection.once('close', () => {
         clearTimeout(timer);
         resolve();
