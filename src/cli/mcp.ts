@@ -1,17 +1,117 @@
 /**
- * `luapanda-mcp`: the MCP debugger tools without VS Code. The MCP server is not built yet, so
- * this entry only answers --help and --version, and says so plainly for anything else.
+ * `luapanda-mcp`: the MCP debugger tools without VS Code. Serves one workspace folder over
+ * Streamable HTTP or stdio, launching and attaching Lua sessions through the in-process adapter;
+ * or, with `--connect`, bridges a stdio-only client to a running HTTP server.
  */
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { DEFAULT_MCP_PORT, startHttpServer } from '../mcp/transport/http';
+import { bridgeStdioToHttp, serveStdio } from '../mcp/transport/stdio';
+import { createHeadlessBackend } from './headlessBackend';
 import { PACKAGE_VERSION } from './version';
 
 const USAGE = `luapanda-mcp ${PACKAGE_VERSION}
 Serve the LuaPanda MCP debugger tools to an AI agent, without VS Code.
 
-usage: luapanda-mcp --workspace DIR [--http PORT | --stdio]
-       luapanda-mcp --stdio --connect http://127.0.0.1:6009/mcp
-       luapanda-mcp --help | --version`;
+usage:
+  luapanda-mcp --stdio [--workspace DIR]               MCP over stdin/stdout (for clients that start servers)
+  luapanda-mcp --http [PORT] [--workspace DIR]         Streamable HTTP on http://127.0.0.1:PORT/mcp (default ${DEFAULT_MCP_PORT})
+  luapanda-mcp --stdio --connect URL                   bridge stdio to a running HTTP server (e.g. the VS Code extension's)
 
-export function main(argv: string[]): number {
+options:
+  --workspace DIR            folder with .vscode/launch.json (default: the current folder)
+  --token TOKEN              require "Authorization: Bearer TOKEN" over HTTP (or send it, with --connect);
+                             default: the LUAPANDA_MCP_TOKEN environment variable, else none
+  --timeout SECONDS          default wait of start/continue/step/pause (default 30)
+  --allow-outside-workspace  allow breakpoints in files outside the workspace folder
+  --help, --version`;
+
+export interface CliOptions {
+  mode: 'http' | 'stdio' | 'bridge';
+  workspace: string;
+  port: number;
+  connect?: string;
+  token?: string;
+  timeoutSeconds: number;
+  allowOutsideWorkspace: boolean;
+}
+
+export class UsageError extends Error {}
+
+/** Parses the command line; throws UsageError with a message for the user. */
+export function parseArgs(argv: string[], env: NodeJS.ProcessEnv = process.env): CliOptions {
+  let mode: CliOptions['mode'] | undefined;
+  let workspace = process.cwd();
+  let port = DEFAULT_MCP_PORT;
+  let connect: string | undefined;
+  let token = env.LUAPANDA_MCP_TOKEN || undefined;
+  let timeoutSeconds = 30;
+  let allowOutsideWorkspace = false;
+  const value = (i: number, flag: string): string => {
+    const v = argv[i + 1];
+    if (v === undefined || v.startsWith('--')) throw new UsageError(`${flag} needs a value`);
+    return v;
+  };
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i];
+    const [flag, inline] = arg.includes('=')
+      ? [arg.slice(0, arg.indexOf('=')), arg.slice(arg.indexOf('=') + 1)]
+      : [arg, undefined];
+    const take = () => inline ?? value(i++, flag);
+    switch (flag) {
+      case '--stdio':
+        mode = mode === 'bridge' ? 'bridge' : 'stdio';
+        break;
+      case '--http': {
+        mode = 'http';
+        const next = inline ?? argv[i + 1];
+        if (next !== undefined && /^\d+$/.test(next)) {
+          port = parsePort(next);
+          if (inline === undefined) i++;
+        }
+        break;
+      }
+      case '--connect':
+        connect = take();
+        mode = 'bridge';
+        break;
+      case '--workspace':
+        workspace = path.resolve(take());
+        break;
+      case '--token':
+        token = take();
+        break;
+      case '--timeout': {
+        const seconds = Number(take());
+        if (!(seconds > 0 && seconds <= 3600))
+          throw new UsageError('--timeout takes a number of seconds from 1 to 3600');
+        timeoutSeconds = seconds;
+        break;
+      }
+      case '--allow-outside-workspace':
+        allowOutsideWorkspace = true;
+        break;
+      default:
+        throw new UsageError(`unknown argument: ${arg}`);
+    }
+  }
+  if (!mode) throw new UsageError('choose --stdio or --http [PORT] (or --stdio --connect URL)');
+  if (mode !== 'bridge') {
+    if (!fs.existsSync(workspace) || !fs.statSync(workspace).isDirectory()) {
+      throw new UsageError(`the workspace folder does not exist: ${workspace}`);
+    }
+  }
+  return { mode, workspace, port, connect, token, timeoutSeconds, allowOutsideWorkspace };
+}
+
+function parsePort(text: string): number {
+  const port = Number(text);
+  if (!Number.isInteger(port) || port < 0 || port > 65535)
+    throw new UsageError(`not a port number: ${text}`);
+  return port;
+}
+
+export async function main(argv: string[]): Promise<number> {
   if (argv.includes('--version')) {
     console.log(PACKAGE_VERSION);
     return 0;
@@ -20,8 +120,67 @@ export function main(argv: string[]): number {
     console.log(USAGE);
     return 0;
   }
-  console.error('luapanda-mcp: the MCP server is not available in this build yet.');
-  return 2;
+  let options: CliOptions;
+  try {
+    options = parseArgs(argv);
+  } catch (e) {
+    if (!(e instanceof UsageError)) throw e;
+    console.error(`luapanda-mcp: ${e.message}\nRun luapanda-mcp --help for usage.`);
+    return 2;
+  }
+  if (options.mode === 'bridge') {
+    const bridge = await bridgeStdioToHttp(options.connect!, { token: options.token });
+    return (await bridge.done).exitCode;
+  }
+  const backend = createHeadlessBackend({
+    workspaceFolder: options.workspace,
+    settings: {
+      defaultTimeoutSeconds: options.timeoutSeconds,
+      allowOutsideWorkspace: options.allowOutsideWorkspace,
+    },
+  });
+  if (options.mode === 'stdio') {
+    const handle = await serveStdio(() => backend.createServer());
+    const stop = () => void handle.close();
+    process.once('SIGINT', stop);
+    process.once('SIGTERM', stop);
+    await handle.closed;
+    await backend.dispose();
+    return 0;
+  }
+  let server;
+  try {
+    server = await startHttpServer({
+      createServer: () => backend.createServer(),
+      port: options.port,
+      token: options.token,
+      workspace: options.workspace,
+      log: (line) => console.error(`luapanda-mcp: ${line}`),
+    });
+  } catch (e) {
+    console.error(`luapanda-mcp: ${(e as Error).message}`);
+    await backend.dispose();
+    return 1;
+  }
+  console.error(`luapanda-mcp: serving ${options.workspace} at ${server.urls.join(' and ')}`);
+  await new Promise<void>((resolve) => {
+    process.once('SIGINT', resolve);
+    process.once('SIGTERM', resolve);
+  });
+  console.error('luapanda-mcp: shutting down');
+  await backend.dispose();
+  await server.close();
+  return 0;
 }
 
-if (require.main === module) process.exitCode = main(process.argv.slice(2));
+if (require.main === module) {
+  main(process.argv.slice(2)).then(
+    (code) => {
+      process.exitCode = code;
+    },
+    (e: unknown) => {
+      console.error(`luapanda-mcp: ${(e as Error).stack ?? String(e)}`);
+      process.exitCode = 1;
+    },
+  );
+}

@@ -1,0 +1,51 @@
+/**
+ * The headless composition: our DAP adapter run in process behind the MCP tools' debug channel,
+ * for one workspace folder. Used by `luapanda-mcp` without VS Code, and by tests.
+ */
+import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { LuaDebugSession } from '../adapter';
+import { HeadlessChannel } from '../mcp/headlessChannel';
+import { createMcpServer } from '../mcp/server';
+import { SessionMonitor } from '../mcp/sessionMonitor';
+import { ToolContext, ToolSettings } from '../mcp/tools/context';
+
+export const LUAPANDA_DEBUG_TYPE = 'luapanda';
+
+export interface HeadlessBackendOptions {
+  workspaceFolder: string;
+  settings?: Partial<ToolSettings>;
+}
+
+export interface HeadlessBackend {
+  readonly context: ToolContext;
+  readonly channel: HeadlessChannel;
+  /** A fresh MCP server (one per MCP session) over this backend. */
+  createServer(): McpServer;
+  /** Interrupts every waiting call and ends every debug session. */
+  dispose(): Promise<void>;
+}
+
+export function createHeadlessBackend(options: HeadlessBackendOptions): HeadlessBackend {
+  const channel = new HeadlessChannel({
+    workspaceFolder: options.workspaceFolder,
+    createAdapter: (type) => (type === LUAPANDA_DEBUG_TYPE ? new LuaDebugSession() : undefined),
+  });
+  const monitor = new SessionMonitor(channel);
+  const context: ToolContext = {
+    channel,
+    monitor,
+    settings: {
+      defaultTimeoutSeconds: options.settings?.defaultTimeoutSeconds ?? 30,
+      allowOutsideWorkspace: options.settings?.allowOutsideWorkspace ?? false,
+    },
+  };
+  return {
+    context,
+    channel,
+    createServer: () => createMcpServer(context),
+    async dispose() {
+      monitor.dispose();
+      await channel.dispose();
+    },
+  };
+}

@@ -1,0 +1,79 @@
+/**
+ * The small channel the MCP tools are written against: debug sessions that take DAP requests and
+ * emit DAP events, a way to start them, and breakpoints that exist with or without a session.
+ * Headless, our adapter runs in process behind it (headlessChannel.ts); inside VS Code it is VS
+ * Code's own debug API, so the same tools drive any debugger the user has.
+ */
+import type { DebugProtocol } from '@vscode/debugprotocol';
+
+export interface Disposable {
+  dispose(): void;
+}
+
+/** One running debug session, as the tools see it. */
+export interface DebugSessionPort {
+  readonly id: string;
+  readonly name: string;
+  /** The debug type: `luapanda`, `node`, … */
+  readonly type: string;
+  /** Sends a DAP request and resolves with the response body; rejects with the adapter's message. */
+  customRequest(command: string, args?: unknown): Promise<unknown>;
+}
+
+/** A launch configuration as written in launch.json. */
+export interface LaunchConfiguration {
+  name: string;
+  type: string;
+  request: string;
+  [attribute: string]: unknown;
+}
+
+export interface BreakpointSpec {
+  /** Absolute, normalised path. */
+  readonly filePath: string;
+  readonly line: number;
+  readonly column?: number;
+  readonly condition?: string;
+  readonly hitCondition?: string;
+  readonly logMessage?: string;
+}
+
+export interface BreakpointInfo extends BreakpointSpec {
+  /** Our id: a number, stable for the life of the breakpoint. */
+  readonly id: number;
+  readonly verified: boolean;
+  /** Why the breakpoint is not verified, when the debugger said. */
+  readonly message?: string;
+}
+
+export interface BreakpointService {
+  list(): BreakpointInfo[];
+  add(spec: BreakpointSpec): Promise<BreakpointInfo>;
+  remove(ids: readonly number[]): Promise<void>;
+  /** Our id for a breakpoint id that a session's adapter reported (e.g. in `hitBreakpointIds`). */
+  idForAdapterBreakpoint(sessionId: string, adapterId: number): number | undefined;
+}
+
+export type DebugEventListener = (session: DebugSessionPort, event: DebugProtocol.Event) => void;
+
+export interface DebugChannel {
+  /** Absolute paths of the workspace folders; the first is the default. */
+  workspaceFolders(): string[];
+  /** Starts a session; resolves once the debugger accepted the launch or attach. */
+  startDebugging(
+    config: LaunchConfiguration,
+    options: { noDebug: boolean },
+  ): Promise<DebugSessionPort>;
+  /** Ends a session: terminates a launched program, detaches from an attached one. */
+  stopDebugging(session: DebugSessionPort): Promise<void>;
+  activeSession(): DebugSessionPort | undefined;
+  sessions(): DebugSessionPort[];
+  /**
+   * Every DAP event of every session, in order. `sessionStarted` is delivered before any event of
+   * that session, and `sessionEnded` after its last.
+   */
+  onEvent(listener: DebugEventListener): Disposable;
+  onSessionStarted(listener: (session: DebugSessionPort) => void): Disposable;
+  onSessionEnded(listener: (session: DebugSessionPort) => void): Disposable;
+  readonly breakpoints: BreakpointService;
+}

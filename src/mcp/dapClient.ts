@@ -1,0 +1,142 @@
+/**
+ * A DAP client for an adapter that runs in this process: it speaks to any object with
+ * `handleMessage` and `onDidSendMessage` (a `DebugSession` of @vscode/debugadapter, or anything
+ * VS Code could run inline). Requests are bounded by a timeout; events go to listeners; reverse
+ * requests the headless host cannot serve (runInTerminal, startDebugging) are refused cleanly.
+ */
+import { EventEmitter } from 'node:events';
+import type { DebugProtocol } from '@vscode/debugprotocol';
+
+/**
+ * The in-process adapter shape (the same as VS Code's `DebugAdapter`). Adapters type what they
+ * send as an opaque object, so the client checks each message's shape itself.
+ */
+export interface DapEndpoint {
+  handleMessage(message: DebugProtocol.ProtocolMessage): void;
+  onDidSendMessage(listener: (message: object) => void): { dispose(): unknown };
+  dispose(): unknown;
+}
+
+export class DapRequestError extends Error {
+  override readonly name = 'DapRequestError';
+  constructor(
+    readonly command: string,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+export const DEFAULT_DAP_TIMEOUT_MS = 15_000;
+
+interface PendingRequest {
+  readonly command: string;
+  readonly resolve: (body: unknown) => void;
+  readonly reject: (error: Error) => void;
+  readonly timer: NodeJS.Timeout;
+}
+
+export interface DapClientEvents {
+  event: [DebugProtocol.Event];
+}
+
+export class DapClient extends EventEmitter<DapClientEvents> {
+  private seq = 1;
+  private readonly pending = new Map<number, PendingRequest>();
+  private readonly subscription: { dispose(): unknown };
+  private disposed = false;
+
+  constructor(private readonly endpoint: DapEndpoint) {
+    super();
+    this.subscription = endpoint.onDidSendMessage((message) => this.receive(message));
+  }
+
+  request<T = unknown>(
+    command: string,
+    args?: unknown,
+    timeoutMs = DEFAULT_DAP_TIMEOUT_MS,
+  ): Promise<T> {
+    if (this.disposed) {
+      return Promise.reject(new DapRequestError(command, 'The debug session has ended.'));
+    }
+    const seq = this.seq++;
+    return new Promise<T>((resolve, reject) => {
+      const timer = setTimeout(() => {
+        this.pending.delete(seq);
+        reject(
+          new DapRequestError(
+            command,
+            `The debug adapter did not answer '${command}' within ${timeoutMs} ms.`,
+          ),
+        );
+      }, timeoutMs);
+      this.pending.set(seq, {
+        command,
+        resolve: resolve as (body: unknown) => void,
+        reject,
+        timer,
+      });
+      const request: DebugProtocol.Request = { seq, type: 'request', command, arguments: args };
+      // Deliver asynchronously, as a transport would: the caller may still be registering listeners.
+      queueMicrotask(() => {
+        try {
+          this.endpoint.handleMessage(request);
+        } catch (error) {
+          this.settle(
+            seq,
+            undefined,
+            `The debug adapter failed on '${command}': ${(error as Error).message}`,
+          );
+        }
+      });
+    });
+  }
+
+  dispose(): void {
+    if (this.disposed) return;
+    this.disposed = true;
+    this.subscription.dispose();
+    for (const [seq] of this.pending) this.settle(seq, undefined, 'The debug session has ended.');
+  }
+
+  private receive(sent: object): void {
+    const message = sent as Partial<DebugProtocol.ProtocolMessage>;
+    if (message.type === 'response') {
+      const response = message as DebugProtocol.Response;
+      const error = response.success ? undefined : describeFailure(response);
+      this.settle(response.request_seq, response.body, error);
+    } else if (message.type === 'event') {
+      this.emit('event', message as DebugProtocol.Event);
+    } else if (message.type === 'request') {
+      const request = message as DebugProtocol.Request;
+      const response: DebugProtocol.Response = {
+        seq: this.seq++,
+        type: 'response',
+        request_seq: request.seq,
+        command: request.command,
+        success: false,
+        message: `'${request.command}' is not supported by the headless debugger host.`,
+      };
+      queueMicrotask(() => this.endpoint.handleMessage(response));
+    }
+  }
+
+  private settle(seq: number, body: unknown, error?: string): void {
+    const entry = this.pending.get(seq);
+    if (!entry) return;
+    this.pending.delete(seq);
+    clearTimeout(entry.timer);
+    if (error !== undefined) entry.reject(new DapRequestError(entry.command, error));
+    else entry.resolve(body);
+  }
+}
+
+/** The user-facing message of a failed DAP response (with its `{var}` placeholders filled in). */
+function describeFailure(response: DebugProtocol.Response): string {
+  const detail = (response as DebugProtocol.ErrorResponse).body?.error;
+  if (detail?.format) {
+    const variables = detail.variables ?? {};
+    return detail.format.replace(/\{(\w+)\}/g, (whole, name: string) => variables[name] ?? whole);
+  }
+  return response.message || `'${response.command}' failed`;
+}

@@ -1,0 +1,216 @@
+/**
+ * The channel without VS Code: each session is a debug adapter created in this process and
+ * driven over in-memory DAP, with the start-up sequence VS Code performs (initialize, launch or
+ * attach, the `initialized` event, breakpoints, exception filters, configurationDone).
+ */
+import { EventEmitter } from 'node:events';
+import type { DebugProtocol } from '@vscode/debugprotocol';
+import {
+  DebugChannel,
+  DebugEventListener,
+  DebugSessionPort,
+  Disposable,
+  LaunchConfiguration,
+} from './channel';
+import { DapClient, DapEndpoint } from './dapClient';
+import { HeadlessBreakpoints } from './headlessBreakpoints';
+import { resolveVariables } from './launchConfig';
+
+export interface HeadlessChannelOptions {
+  workspaceFolder: string;
+  /** Creates an in-process adapter for a debug type, or undefined when the type is not served. */
+  createAdapter: (type: string) => DapEndpoint | undefined;
+  /** Longest wait for the adapter to accept a launch or attach (attach waits for the game). */
+  startTimeoutMs?: number;
+  /** Longest wait for a session to end after it was asked to. */
+  stopTimeoutMs?: number;
+}
+
+class HeadlessSession implements DebugSessionPort {
+  ended = false;
+  capabilities: DebugProtocol.Capabilities = {};
+  constructor(
+    readonly id: string,
+    readonly name: string,
+    readonly type: string,
+    readonly request: string,
+    readonly client: DapClient,
+    readonly adapter: DapEndpoint,
+  ) {}
+
+  customRequest(command: string, args?: unknown): Promise<unknown> {
+    return this.client.request(command, args);
+  }
+}
+
+interface ChannelEvents {
+  event: [DebugSessionPort, DebugProtocol.Event];
+  started: [DebugSessionPort];
+  ended: [DebugSessionPort];
+}
+
+export class HeadlessChannel implements DebugChannel {
+  readonly breakpoints = new HeadlessBreakpoints();
+  private readonly emitter = new EventEmitter<ChannelEvents>();
+  private readonly live = new Map<string, HeadlessSession>();
+  private counter = 0;
+
+  constructor(private readonly options: HeadlessChannelOptions) {}
+
+  workspaceFolders(): string[] {
+    return [this.options.workspaceFolder];
+  }
+
+  async startDebugging(
+    config: LaunchConfiguration,
+    options: { noDebug: boolean },
+  ): Promise<DebugSessionPort> {
+    const resolved = resolveVariables(config, this.options.workspaceFolder);
+    const adapter = this.options.createAdapter(resolved.type);
+    if (!adapter) {
+      throw new Error(
+        `The configuration "${config.name}" is of type "${config.type}", which the headless server cannot debug; ` +
+          'it debugs "luapanda" configurations. Use the VS Code extension to debug other languages.',
+      );
+    }
+    const client = new DapClient(adapter);
+    const session = new HeadlessSession(
+      `session-${++this.counter}`,
+      resolved.name,
+      resolved.type,
+      resolved.request,
+      client,
+      adapter,
+    );
+    this.live.set(session.id, session);
+    this.emitter.emit('started', session);
+    const initialized = new Promise<void>((resolve) => {
+      client.on('event', (event) => {
+        if (event.event === 'initialized') resolve();
+        this.onAdapterEvent(session, event);
+      });
+    });
+    try {
+      session.capabilities =
+        ((await client.request('initialize', {
+          clientID: 'luapanda-mcp',
+          clientName: 'LuaPanda MCP (headless)',
+          adapterID: resolved.type,
+          locale: 'en',
+          linesStartAt1: true,
+          columnsStartAt1: true,
+          pathFormat: 'path',
+          supportsVariableType: true,
+          supportsVariablePaging: true,
+        } satisfies DebugProtocol.InitializeRequestArguments)) as
+          DebugProtocol.Capabilities | undefined) ?? {};
+      const command = resolved.request === 'attach' ? 'attach' : 'launch';
+      const started = client.request(
+        command,
+        { ...resolved, noDebug: options.noDebug },
+        this.options.startTimeoutMs ?? 120_000,
+      );
+      // Adapters may answer launch only after configurationDone; configure as soon as they are ready.
+      const configured = Promise.race([initialized, started]).then(() => this.configure(session));
+      await Promise.all([started, configured]);
+      return session;
+    } catch (error) {
+      this.end(session);
+      throw error;
+    }
+  }
+
+  async stopDebugging(port: DebugSessionPort): Promise<void> {
+    const session = this.live.get(port.id);
+    if (!session) return;
+    const ended = new Promise<void>((resolve) => {
+      const onEnded = (s: DebugSessionPort) => {
+        if (s.id !== session.id) return;
+        this.emitter.off('ended', onEnded);
+        resolve();
+      };
+      this.emitter.on('ended', onEnded);
+    });
+    const launched = session.request !== 'attach';
+    const request =
+      launched && session.capabilities.supportsTerminateRequest
+        ? session.client.request('terminate', {})
+        : session.client.request('disconnect', { terminateDebuggee: launched });
+    await Promise.race([
+      request.then(() => ended).catch(() => undefined),
+      delay(this.options.stopTimeoutMs ?? 5_000),
+    ]);
+    this.end(session);
+  }
+
+  activeSession(): DebugSessionPort | undefined {
+    return [...this.live.values()].at(-1);
+  }
+
+  sessions(): DebugSessionPort[] {
+    return [...this.live.values()];
+  }
+
+  onEvent(listener: DebugEventListener): Disposable {
+    this.emitter.on('event', listener);
+    return { dispose: () => this.emitter.off('event', listener) };
+  }
+
+  onSessionStarted(listener: (session: DebugSessionPort) => void): Disposable {
+    this.emitter.on('started', listener);
+    return { dispose: () => this.emitter.off('started', listener) };
+  }
+
+  onSessionEnded(listener: (session: DebugSessionPort) => void): Disposable {
+    this.emitter.on('ended', listener);
+    return { dispose: () => this.emitter.off('ended', listener) };
+  }
+
+  /** Ends every session; used when the server shuts down. */
+  async dispose(): Promise<void> {
+    await Promise.all([...this.live.values()].map((session) => this.stopDebugging(session)));
+  }
+
+  private configured = new WeakSet<HeadlessSession>();
+
+  private async configure(session: HeadlessSession): Promise<void> {
+    if (this.configured.has(session)) return;
+    this.configured.add(session);
+    await this.breakpoints.attach({
+      id: session.id,
+      request: (command, args) => session.client.request(command, args),
+    });
+    const filters = (session.capabilities.exceptionBreakpointFilters ?? [])
+      .filter((filter) => filter.default)
+      .map((filter) => filter.filter);
+    if (session.capabilities.exceptionBreakpointFilters) {
+      await session.client.request('setExceptionBreakpoints', { filters });
+    }
+    if (session.capabilities.supportsConfigurationDoneRequest) {
+      await session.client.request('configurationDone', {});
+    }
+  }
+
+  private onAdapterEvent(session: HeadlessSession, event: DebugProtocol.Event): void {
+    if (session.ended) return;
+    if (event.event === 'breakpoint') {
+      this.breakpoints.onAdapterEvent(session.id, (event as DebugProtocol.BreakpointEvent).body);
+    }
+    this.emitter.emit('event', session, event);
+    if (event.event === 'terminated') this.end(session);
+  }
+
+  private end(session: HeadlessSession): void {
+    if (session.ended) return;
+    session.ended = true;
+    this.live.delete(session.id);
+    this.breakpoints.detach(session.id);
+    session.client.dispose();
+    session.adapter.dispose();
+    this.emitter.emit('ended', session);
+  }
+}
+
+function delay(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms).unref());
+}

@@ -1,0 +1,90 @@
+/**
+ * What debugged programs printed (stdout, stderr) and what logpoints and the debugger logged, as
+ * lines an agent reads with a cursor. Bounded: the oldest lines go first, and a reader whose cursor
+ * fell behind is told how many it missed.
+ */
+
+export interface OutputLine {
+  /** Position in the log; pass the last one seen (or `next_cursor`) to read on. */
+  readonly cursor: number;
+  readonly sessionId: string;
+  /** DAP output category: `stdout`, `stderr`, `console`, `important`, … */
+  readonly category: string;
+  readonly text: string;
+  readonly timestamp: string;
+}
+
+export interface OutputPage {
+  readonly lines: OutputLine[];
+  /** Pass as `cursor` next time to read only newer lines. */
+  readonly nextCursor: number;
+  /** Lines older than the log keeps that the reader never saw. */
+  readonly dropped: number;
+  /** More lines are waiting beyond `maxLines`. */
+  readonly more: boolean;
+}
+
+export const OUTPUT_LOG_CAPACITY = 5000;
+/** A single printed line longer than this is cut, so one line cannot fill a result. */
+export const MAX_LINE_CHARS = 2000;
+
+export class OutputLog {
+  private readonly lines: OutputLine[] = [];
+  private nextCursor = 1;
+  /** Text of a line not yet ended by a newline, per session and category. */
+  private readonly partial = new Map<string, string>();
+
+  constructor(private readonly capacity = OUTPUT_LOG_CAPACITY) {}
+
+  /** Adds DAP output text, which may hold several lines or part of one. */
+  append(sessionId: string, category: string, text: string): void {
+    const key = `${sessionId}\u0000${category}`;
+    const pieces = ((this.partial.get(key) ?? '') + text).split(/\r?\n/);
+    const rest = pieces.pop() ?? '';
+    if (rest === '') this.partial.delete(key);
+    else this.partial.set(key, rest);
+    for (const piece of pieces) this.push(sessionId, category, piece);
+  }
+
+  /** Lines after `cursor` (0: from the oldest kept), at most `maxLines`. */
+  read(cursor: number, maxLines: number, sessionId?: string): OutputPage {
+    this.flushPartials(sessionId);
+    const oldest = this.lines[0]?.cursor ?? this.nextCursor;
+    const dropped = Math.max(0, oldest - cursor - 1);
+    const newer = this.lines.filter(
+      (line) => line.cursor > cursor && (sessionId === undefined || line.sessionId === sessionId),
+    );
+    const page = newer.slice(0, maxLines);
+    const last = page.at(-1)?.cursor ?? Math.max(cursor, oldest - 1);
+    return {
+      lines: page,
+      nextCursor: last,
+      dropped: cursor === 0 ? 0 : dropped,
+      more: newer.length > page.length,
+    };
+  }
+
+  private flushPartials(sessionId?: string): void {
+    for (const [key, text] of [...this.partial]) {
+      const [owner, category] = key.split('\u0000');
+      if (sessionId !== undefined && owner !== sessionId) continue;
+      this.partial.delete(key);
+      this.push(owner, category, text);
+    }
+  }
+
+  private push(sessionId: string, category: string, text: string): void {
+    const cut =
+      text.length > MAX_LINE_CHARS
+        ? `${text.slice(0, MAX_LINE_CHARS)}… (${text.length} chars)`
+        : text;
+    this.lines.push({
+      cursor: this.nextCursor++,
+      sessionId,
+      category,
+      text: cut,
+      timestamp: new Date().toISOString(),
+    });
+    if (this.lines.length > this.capacity) this.lines.splice(0, this.lines.length - this.capacity);
+  }
+}

@@ -1,0 +1,132 @@
+/**
+ * Builds an MCP server with the debugger tools over a shared backend (channel, monitor,
+ * settings). One `McpServer` serves one MCP session; every server made by the same backend drives
+ * the same debug sessions.
+ */
+import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { z } from 'zod';
+import { PACKAGE_VERSION } from '../cli/version';
+import { error, toCallToolResult } from './results';
+import { getBreakpoints, removeBreakpoint, setBreakpoint } from './tools/breakpoints';
+import { getDebuggerConfigurations } from './tools/configurations';
+import { CallExtras, ToolContext, ToolDefinition } from './tools/context';
+import {
+  continueDebugging,
+  pauseDebugging,
+  startDebugging,
+  stepExecution,
+  stopDebugging,
+} from './tools/execution';
+import { evaluateExpression, getScopes, getStackTrace, getVariables } from './tools/inspection';
+import { getDebugState, getOutput } from './tools/state';
+
+export const SERVER_NAME = 'luapanda-mcp';
+
+/** Every tool, in the order of the contract (mcp-tools.md), then the ones beyond it. */
+export const TOOLS: readonly ToolDefinition<z.ZodRawShape>[] = [
+  getDebuggerConfigurations,
+  setBreakpoint,
+  removeBreakpoint,
+  getBreakpoints,
+  startDebugging,
+  continueDebugging,
+  stepExecution,
+  getScopes,
+  getVariables,
+  evaluateExpression,
+  stopDebugging,
+  getDebugState,
+  pauseDebugging,
+  getOutput,
+  getStackTrace,
+] as unknown as readonly ToolDefinition<z.ZodRawShape>[];
+
+export const INSTRUCTIONS = `LuaPanda MCP debugs Lua programs (and, inside VS Code, any debugger the user has) in the same session the human sees.
+Golden path:
+1. get_debugger_configurations — pick a configuration name.
+2. set_breakpoint — file_path + line_number (condition, hit_condition, log_message optional). Works before a session exists.
+3. start_debugging — waits for the first stop: status "stopped" carries stop_event_data (reason, thread_id, call_stack, top_frame_variables).
+4. Inspect: get_variables (expand variables_reference > 0), get_scopes / get_stack_trace for other frames, evaluate_expression in a frame_id.
+5. Move: step_execution (over/into/out) or continue_debugging with stop_event_data.thread_id; each waits for the next stop.
+6. stop_debugging when done. get_output shows what the program printed and what logpoints logged.
+Statuses: success, error (read message), stopped, completed (program ended), timeout (still running: wait again or pause_debugging), interrupted (someone else acted: get_debug_state).`;
+
+export const DEBUG_PROMPT = `Debug this Lua problem with the LuaPanda MCP tools:
+
+{problem}
+
+Work like this:
+1. Call get_debugger_configurations and choose the configuration that runs the failing code.
+2. Form a hypothesis about where it goes wrong; set_breakpoint on the line just before that point (use a condition to skip uninteresting hits, or a log_message to trace values without stopping).
+3. start_debugging. When it stops, read stop_event_data: the call stack and the top frame's locals often explain the bug already.
+4. Step over/into to watch the values change; evaluate_expression to test ideas; get_variables to open tables.
+5. If it ends ("completed") without stopping, read get_output and move the breakpoint earlier.
+6. When you know the cause, stop_debugging, then explain the cause with the evidence you saw (values, lines), and propose a fix.`;
+
+export function createMcpServer(context: ToolContext): McpServer {
+  const server = new McpServer(
+    { name: SERVER_NAME, version: PACKAGE_VERSION, title: 'LuaPanda MCP Debugger' },
+    { instructions: INSTRUCTIONS, capabilities: { logging: {} } },
+  );
+  for (const tool of TOOLS) registerTool(server, tool, context);
+  server.registerPrompt(
+    'debug_lua_problem',
+    {
+      title: 'Debug a Lua problem',
+      description:
+        'A step-by-step workflow for finding the cause of a bug in a Lua program with the debugger tools.',
+      argsSchema: {
+        problem: z
+          .string()
+          .describe('What goes wrong: the symptom, the error message, where you suspect it.'),
+      },
+    },
+    ({ problem }) => ({
+      messages: [
+        {
+          role: 'user',
+          content: { type: 'text', text: DEBUG_PROMPT.replace('{problem}', problem) },
+        },
+      ],
+    }),
+  );
+  return server;
+}
+
+function registerTool(
+  server: McpServer,
+  tool: ToolDefinition<z.ZodRawShape>,
+  context: ToolContext,
+): void {
+  server.registerTool(
+    tool.name,
+    {
+      title: tool.title,
+      description: tool.description,
+      inputSchema: tool.inputSchema,
+      outputSchema: tool.outputSchema,
+      annotations: { title: tool.title, ...tool.annotations },
+    },
+    async (args: Record<string, unknown>, extra) => {
+      const progressToken = extra._meta?.progressToken;
+      let step = 0;
+      const extras: CallExtras = {
+        signal: extra.signal,
+        progress: (message) => {
+          if (progressToken === undefined || extra.signal.aborted) return;
+          extra
+            .sendNotification({
+              method: 'notifications/progress',
+              params: { progressToken, progress: ++step, message },
+            })
+            .catch(() => undefined);
+        },
+      };
+      try {
+        return toCallToolResult(await tool.handler(args, context, extras));
+      } catch (e) {
+        return toCallToolResult(error(`${tool.name} failed unexpectedly: ${(e as Error).message}`));
+      }
+    },
+  );
+}

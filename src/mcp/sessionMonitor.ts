@@ -1,0 +1,236 @@
+/**
+ * What the MCP tools know of each session, derived from the channel's DAP events alone: its
+ * state, its latest stop, and whether it ended. Asynchronous tools wait here for "the next stop or
+ * end after this moment" — every event gets a sequence number, so a stop that arrives before the
+ * waiter is registered (a fast step, a stop on entry) is never missed. A wait can be interrupted
+ * (another request stopped the session, the server is shutting down) or cancelled by the client.
+ */
+import type { DebugProtocol } from '@vscode/debugprotocol';
+import { DebugChannel, DebugSessionPort, Disposable } from './channel';
+import { OutputLog } from './outputLog';
+
+export type SessionState =
+  'Idle' | 'Starting' | 'Running' | 'Stopped' | 'Terminating' | 'Terminated';
+
+export interface StopRecord {
+  readonly seq: number;
+  readonly at: Date;
+  readonly body: DebugProtocol.StoppedEvent['body'];
+}
+
+interface Tracked {
+  readonly session: DebugSessionPort;
+  state: SessionState;
+  lastStop?: StopRecord;
+  /** Sequence number of the session's end, once it ended. */
+  endedSeq?: number;
+  exitCode?: number;
+}
+
+export type WaitOutcome =
+  | { readonly kind: 'stopped'; readonly stop: StopRecord }
+  | { readonly kind: 'ended'; readonly exitCode?: number }
+  | { readonly kind: 'timeout' }
+  | { readonly kind: 'interrupted'; readonly reason: string }
+  | { readonly kind: 'cancelled' };
+
+interface Waiter {
+  readonly sessionId: string;
+  readonly afterSeq: number;
+  readonly settle: (outcome: WaitOutcome) => void;
+}
+
+export interface WaitOptions {
+  timeoutMs: number;
+  signal?: AbortSignal;
+}
+
+export class SessionMonitor implements Disposable {
+  readonly output = new OutputLog();
+  private seq = 0;
+  private readonly tracked = new Map<string, Tracked>();
+  private readonly waiters = new Set<Waiter>();
+  private readonly subscriptions: Disposable[];
+  /** Sessions being started by a tool call, keyed by configuration name (before an id exists). */
+  private starting = 0;
+  private lastSessionId: string | undefined;
+
+  constructor(private readonly channel: DebugChannel) {
+    this.subscriptions = [
+      channel.onSessionStarted((session) => this.onStarted(session)),
+      channel.onEvent((session, event) => this.onEvent(session, event)),
+      channel.onSessionEnded((session) => this.onEnded(session)),
+    ];
+    for (const session of channel.sessions()) this.onStarted(session);
+  }
+
+  /** The current sequence number: "now", for a later `waitForStopOrEnd`. */
+  mark(): number {
+    return this.seq;
+  }
+
+  /** Marks that a tool is starting a session, so the state reads `Starting` meanwhile. */
+  beginStarting(): Disposable {
+    this.starting++;
+    return { dispose: () => void this.starting-- };
+  }
+
+  state(sessionId?: string): SessionState {
+    const tracked = sessionId ? this.tracked.get(sessionId) : this.current();
+    if (tracked) return tracked.state;
+    if (this.starting > 0) return 'Starting';
+    if (sessionId === undefined && this.lastSessionId) {
+      return this.tracked.get(this.lastSessionId)?.state ?? 'Terminated';
+    }
+    return 'Idle';
+  }
+
+  lastStop(sessionId: string): StopRecord | undefined {
+    const tracked = this.tracked.get(sessionId);
+    return tracked?.state === 'Stopped' ? tracked.lastStop : undefined;
+  }
+
+  /** Notes that a session was told to end, so its state reads `Terminating` until it has. */
+  markTerminating(sessionId: string): void {
+    const tracked = this.tracked.get(sessionId);
+    if (tracked && tracked.state !== 'Terminated') tracked.state = 'Terminating';
+  }
+
+  /**
+   * Notes that a resume request sent after `mark` was accepted (some adapters send no
+   * `continued` event). A stop or end that already arrived after `mark` — it can come before the
+   * request's response — wins.
+   */
+  markRunning(sessionId: string, mark: number): void {
+    const tracked = this.tracked.get(sessionId);
+    if (!tracked || tracked.state === 'Terminated' || tracked.state === 'Terminating') return;
+    if (tracked.lastStop && tracked.lastStop.seq > mark) return;
+    tracked.state = 'Running';
+  }
+
+  /**
+   * Resolves with the first stop or end of `sessionId` after sequence `afterSeq` — at once if it
+   * already happened — or with timeout, interruption or cancellation.
+   */
+  waitForStopOrEnd(
+    sessionId: string,
+    afterSeq: number,
+    options: WaitOptions,
+  ): Promise<WaitOutcome> {
+    const ready = this.outcomeAfter(sessionId, afterSeq);
+    if (ready) return Promise.resolve(ready);
+    if (options.signal?.aborted) return Promise.resolve({ kind: 'cancelled' });
+    return new Promise((resolve) => {
+      const finish = (outcome: WaitOutcome) => {
+        clearTimeout(timer);
+        options.signal?.removeEventListener('abort', onAbort);
+        this.waiters.delete(waiter);
+        resolve(outcome);
+      };
+      const waiter: Waiter = { sessionId, afterSeq, settle: finish };
+      const onAbort = () => finish({ kind: 'cancelled' });
+      const timer = setTimeout(() => finish({ kind: 'timeout' }), options.timeoutMs);
+      options.signal?.addEventListener('abort', onAbort);
+      this.waiters.add(waiter);
+    });
+  }
+
+  /** Ends every wait on `sessionId` (every wait, without one) with `interrupted`. */
+  interrupt(reason: string, sessionId?: string): number {
+    let count = 0;
+    for (const waiter of [...this.waiters]) {
+      if (sessionId === undefined || waiter.sessionId === sessionId) {
+        waiter.settle({ kind: 'interrupted', reason });
+        count++;
+      }
+    }
+    return count;
+  }
+
+  /** How many tool calls are waiting on the debugger right now. */
+  get waiting(): number {
+    return this.waiters.size;
+  }
+
+  dispose(): void {
+    this.interrupt('The MCP server is shutting down.');
+    for (const subscription of this.subscriptions) subscription.dispose();
+  }
+
+  private current(): Tracked | undefined {
+    const active = this.channel.activeSession();
+    if (active) return this.tracked.get(active.id);
+    return undefined;
+  }
+
+  private outcomeAfter(sessionId: string, afterSeq: number): WaitOutcome | undefined {
+    const tracked = this.tracked.get(sessionId);
+    if (!tracked) return undefined;
+    if (tracked.lastStop && tracked.lastStop.seq > afterSeq && tracked.state === 'Stopped') {
+      return { kind: 'stopped', stop: tracked.lastStop };
+    }
+    if (tracked.endedSeq !== undefined && tracked.endedSeq > afterSeq) {
+      return { kind: 'ended', exitCode: tracked.exitCode };
+    }
+    return undefined;
+  }
+
+  private onStarted(session: DebugSessionPort): void {
+    if (this.tracked.has(session.id)) return;
+    this.seq++;
+    this.tracked.set(session.id, { session, state: 'Running' });
+    this.lastSessionId = session.id;
+  }
+
+  private onEvent(session: DebugSessionPort, event: DebugProtocol.Event): void {
+    this.seq++;
+    const tracked = this.tracked.get(session.id);
+    switch (event.event) {
+      case 'stopped': {
+        if (!tracked) return;
+        const body = (event as DebugProtocol.StoppedEvent).body;
+        tracked.state = 'Stopped';
+        tracked.lastStop = { seq: this.seq, at: new Date(), body };
+        this.wake(session.id);
+        return;
+      }
+      case 'continued':
+        if (tracked && tracked.state !== 'Terminating') tracked.state = 'Running';
+        return;
+      case 'exited':
+        if (tracked) tracked.exitCode = (event as DebugProtocol.ExitedEvent).body.exitCode;
+        return;
+      case 'terminated':
+        this.markEnded(session.id);
+        return;
+      case 'output': {
+        const body = (event as DebugProtocol.OutputEvent).body;
+        if (body.category !== 'telemetry') {
+          this.output.append(session.id, body.category ?? 'console', body.output);
+        }
+        return;
+      }
+    }
+  }
+
+  private onEnded(session: DebugSessionPort): void {
+    this.seq++;
+    this.markEnded(session.id);
+  }
+
+  private markEnded(sessionId: string): void {
+    const tracked = this.tracked.get(sessionId);
+    if (!tracked || tracked.endedSeq !== undefined) return;
+    tracked.state = 'Terminated';
+    tracked.endedSeq = this.seq;
+    this.wake(sessionId);
+  }
+
+  private wake(sessionId: string): void {
+    for (const waiter of [...this.waiters]) {
+      if (waiter.sessionId !== sessionId) continue;
+      const outcome = this.outcomeAfter(sessionId, waiter.afterSeq);
+      if (outcome) waiter.settle(outcome);
+    }
+  }
+}

@@ -1,0 +1,209 @@
+/**
+ * `set_breakpoint`, `remove_breakpoint`, `get_breakpoints`: breakpoints by file and line, with
+ * conditions, hit conditions and logpoints. They work with or without a session; inside VS Code
+ * they are the breakpoints the user sees in the editor.
+ */
+import { promises as fs } from 'node:fs';
+import * as path from 'node:path';
+import { z } from 'zod';
+import { BreakpointInfo } from '../channel';
+import { ToolResult, baseOutputShape, error } from '../results';
+import { ToolContext, defineTool } from './context';
+
+const breakpointShape = z.object({
+  id: z.number(),
+  verified: z.boolean(),
+  source: z.object({ path: z.string() }),
+  line: z.number(),
+  column: z.number().nullable(),
+  condition: z.string().optional(),
+  hit_condition: z.string().optional(),
+  log_message: z.string().optional(),
+  message: z.string().nullable(),
+  timestamp: z.string().optional(),
+});
+
+function view(info: BreakpointInfo, timestamp?: string) {
+  return {
+    id: info.id,
+    verified: info.verified,
+    source: { path: info.filePath },
+    line: info.line,
+    column: info.column ?? null,
+    ...(info.condition ? { condition: info.condition } : {}),
+    ...(info.hitCondition ? { hit_condition: info.hitCondition } : {}),
+    ...(info.logMessage ? { log_message: info.logMessage } : {}),
+    message: info.message ?? null,
+    ...(timestamp ? { timestamp } : {}),
+  };
+}
+
+/** Resolves `file_path` against the workspace; refuses paths outside it unless allowed. */
+export async function resolveSourcePath(
+  context: ToolContext,
+  filePath: string,
+): Promise<{ path: string } | { failure: ToolResult }> {
+  const folders = context.channel.workspaceFolders();
+  const absolute = path.resolve(folders[0] ?? process.cwd(), filePath);
+  const inside = folders.some((folder) => {
+    const relative = path.relative(folder, absolute);
+    return relative === '' || (!relative.startsWith('..') && !path.isAbsolute(relative));
+  });
+  if (!inside && !context.settings.allowOutsideWorkspace) {
+    return {
+      failure: error(
+        `${absolute} is outside the workspace folders (${folders.join(', ') || 'none'}). ` +
+          'Use a path inside the workspace, or allow outside paths in the settings.',
+      ),
+    };
+  }
+  try {
+    const stat = await fs.stat(absolute);
+    if (!stat.isFile()) return { failure: error(`${absolute} is not a file.`) };
+  } catch {
+    return {
+      failure: error(
+        `No such file: ${absolute}. Give a path relative to the workspace or an absolute one.`,
+      ),
+    };
+  }
+  return { path: absolute };
+}
+
+export const setBreakpoint = defineTool({
+  name: 'set_breakpoint',
+  title: 'Set a breakpoint',
+  description:
+    'Sets a breakpoint at file_path (absolute, or relative to the workspace) and line_number (1-based). ' +
+    'Optional: condition (a Lua expression; stop only when true), hit_condition ("> 5", ">= 3", "== 3", ' +
+    '"% 2" — stop on those hits), log_message (makes a logpoint: prints instead of stopping; {expr} is ' +
+    'interpolated; read the lines with get_output). Works before a session exists; the breakpoint applies when ' +
+    'one starts. Returns the breakpoint with its id (use it with remove_breakpoint; it appears in ' +
+    'stop_event_data.hit_breakpoint_ids). verified is false until a running session confirms the line; message ' +
+    'says why not.',
+  inputSchema: {
+    file_path: z.string().min(1).describe('Absolute path, or relative to the workspace folder.'),
+    line_number: z.number().int().min(1).describe('1-based line.'),
+    column_number: z.number().int().min(1).optional(),
+    condition: z.string().min(1).optional().describe('Stop only when this expression is true.'),
+    hit_condition: z.string().min(1).optional().describe('e.g. "> 5", "== 3", "% 2".'),
+    log_message: z
+      .string()
+      .min(1)
+      .optional()
+      .describe('Log this (with {expr} interpolation) instead of stopping.'),
+  },
+  outputSchema: { ...baseOutputShape, breakpoint: breakpointShape.optional() },
+  annotations: {
+    readOnlyHint: false,
+    destructiveHint: false,
+    idempotentHint: false,
+    openWorldHint: false,
+  },
+  async handler(args, context) {
+    const resolved = await resolveSourcePath(context, args.file_path);
+    if ('failure' in resolved) return resolved.failure;
+    const info = await context.channel.breakpoints.add({
+      filePath: resolved.path,
+      line: args.line_number,
+      column: args.column_number,
+      condition: args.condition,
+      hitCondition: args.hit_condition,
+      logMessage: args.log_message,
+    });
+    return { status: 'success', breakpoint: view(info, new Date().toISOString()) };
+  },
+});
+
+export const removeBreakpoint = defineTool({
+  name: 'remove_breakpoint',
+  title: 'Remove breakpoints',
+  description:
+    'Removes breakpoints. Pass exactly one of: breakpoint_id (from set_breakpoint or get_breakpoints), ' +
+    'location {file_path, line_number} (removes every breakpoint on that line), or clear_all: true. ' +
+    'status "error" when nothing matched.',
+  inputSchema: {
+    breakpoint_id: z.number().int().optional(),
+    location: z
+      .object({ file_path: z.string().min(1), line_number: z.number().int().min(1) })
+      .optional(),
+    clear_all: z.boolean().optional(),
+  },
+  outputSchema: { ...baseOutputShape, removed_ids: z.array(z.number()).optional() },
+  annotations: {
+    readOnlyHint: false,
+    destructiveHint: false,
+    idempotentHint: false,
+    openWorldHint: false,
+  },
+  async handler(args, context) {
+    const given = [
+      args.breakpoint_id !== undefined,
+      args.location !== undefined,
+      args.clear_all === true,
+    ];
+    if (given.filter(Boolean).length !== 1) {
+      return error('Pass exactly one of breakpoint_id, location or clear_all: true.');
+    }
+    const all = context.channel.breakpoints.list();
+    let ids: number[];
+    if (args.breakpoint_id !== undefined) {
+      ids = all.filter((b) => b.id === args.breakpoint_id).map((b) => b.id);
+      if (ids.length === 0)
+        return error(
+          `No breakpoint with id ${args.breakpoint_id}. Call get_breakpoints to list them.`,
+        );
+    } else if (args.location) {
+      const folder = context.channel.workspaceFolders()[0] ?? process.cwd();
+      const file = path.resolve(folder, args.location.file_path);
+      ids = all
+        .filter((b) => samePath(b.filePath, file) && b.line === args.location!.line_number)
+        .map((b) => b.id);
+      if (ids.length === 0) return error(`No breakpoint at ${file}:${args.location.line_number}.`);
+    } else {
+      ids = all.map((b) => b.id);
+    }
+    await context.channel.breakpoints.remove(ids);
+    return {
+      status: 'success',
+      removed_ids: ids,
+      message:
+        ids.length === 0
+          ? 'There were no breakpoints to remove.'
+          : `Removed ${ids.length} breakpoint(s).`,
+    };
+  },
+});
+
+export const getBreakpoints = defineTool({
+  name: 'get_breakpoints',
+  title: 'List breakpoints',
+  description:
+    'Lists every breakpoint with its id, file, line, condition, hit condition, log message and whether a ' +
+    'session verified it.',
+  inputSchema: {},
+  outputSchema: {
+    ...baseOutputShape,
+    timestamp: z.string().optional(),
+    breakpoints: z.array(breakpointShape).optional(),
+  },
+  annotations: {
+    readOnlyHint: true,
+    destructiveHint: false,
+    idempotentHint: true,
+    openWorldHint: false,
+  },
+  async handler(_args, context) {
+    return {
+      status: 'success',
+      timestamp: new Date().toISOString(),
+      breakpoints: context.channel.breakpoints.list().map((b) => view(b)),
+    };
+  },
+});
+
+function samePath(a: string, b: string): boolean {
+  const norm = (p: string) =>
+    process.platform === 'win32' ? path.normalize(p).toLowerCase() : path.normalize(p);
+  return norm(a) === norm(b);
+}

@@ -1,0 +1,41 @@
+/** `get_debugger_configurations`: the launch configurations an agent can start. */
+import { z } from 'zod';
+import { readLaunchConfigurations } from '../launchConfig';
+import { baseOutputShape, error } from '../results';
+import { defineTool } from './context';
+
+export const getDebuggerConfigurations = defineTool({
+  name: 'get_debugger_configurations',
+  title: 'List debug configurations',
+  description:
+    'Lists the debug configurations of the workspace (.vscode/launch.json). Call this first: pass a ' +
+    'configuration\'s "name" to start_debugging. Each has name, type, request ("launch" runs a program, ' +
+    '"attach" waits for a game that calls require("LuaPanda").start) and its other attributes. ' +
+    'status "error" means there is no workspace, no launch.json, or it cannot be parsed; the message says which.',
+  inputSchema: {},
+  outputSchema: {
+    ...baseOutputShape,
+    workspace_folder: z.string().optional(),
+    configurations: z
+      .array(
+        z.object({ name: z.string(), type: z.string(), request: z.string() }).catchall(z.unknown()),
+      )
+      .optional(),
+  },
+  annotations: {
+    readOnlyHint: true,
+    destructiveHint: false,
+    idempotentHint: true,
+    openWorldHint: false,
+  },
+  async handler(_args, context) {
+    const [folder] = context.channel.workspaceFolders();
+    if (!folder) return error('No workspace folder is open, so there is no launch.json to read.');
+    try {
+      const configurations = await readLaunchConfigurations(folder);
+      return { status: 'success', workspace_folder: folder, configurations };
+    } catch (e) {
+      return error((e as Error).message);
+    }
+  },
+});

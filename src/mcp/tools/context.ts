@@ -1,0 +1,175 @@
+/**
+ * What every tool handler gets: the debug channel, the session monitor, settings, and per call
+ * the cancellation signal and a progress reporter. Also the shared steps of the asynchronous
+ * tools: find the session, wait for the next stop or end, and turn the outcome into a result.
+ */
+import type { z } from 'zod';
+import { DebugChannel, DebugSessionPort } from '../channel';
+import { ToolResult, error } from '../results';
+import { SessionMonitor, WaitOutcome } from '../sessionMonitor';
+import { buildStopEventData } from '../stopEventData';
+
+export interface ToolSettings {
+  /** Default wait of the asynchronous tools, in seconds. */
+  defaultTimeoutSeconds: number;
+  /** Allow breakpoints in files outside the workspace folders. */
+  allowOutsideWorkspace: boolean;
+}
+
+/** Asks the user before an agent runs code in the debuggee; resolves false when refused. */
+export type Approver = (action: 'evaluate' | 'setVariable', detail: string) => Promise<boolean>;
+
+export interface ToolContext {
+  readonly channel: DebugChannel;
+  readonly monitor: SessionMonitor;
+  readonly settings: ToolSettings;
+  readonly approve?: Approver;
+}
+
+export interface CallExtras {
+  readonly signal: AbortSignal;
+  /** Sends a progress notification when the client asked for them; otherwise does nothing. */
+  readonly progress: (message: string) => void;
+}
+
+export interface ToolDefinition<Input extends z.ZodRawShape = z.ZodRawShape> {
+  readonly name: string;
+  readonly title: string;
+  readonly description: string;
+  readonly inputSchema: Input;
+  readonly outputSchema: z.ZodRawShape;
+  readonly annotations: {
+    readOnlyHint: boolean;
+    destructiveHint: boolean;
+    idempotentHint: boolean;
+    openWorldHint: false;
+  };
+  readonly handler: (
+    args: z.infer<z.ZodObject<Input>>,
+    context: ToolContext,
+    extras: CallExtras,
+  ) => Promise<ToolResult>;
+}
+
+/** Identity helper that keeps each tool's argument types. */
+export function defineTool<Input extends z.ZodRawShape>(
+  tool: ToolDefinition<Input>,
+): ToolDefinition<Input> {
+  return tool;
+}
+
+/** The session a call addresses: `session_id`, or the active one. */
+export function findSession(
+  context: ToolContext,
+  sessionId: string | undefined,
+): { session: DebugSessionPort } | { failure: ToolResult } {
+  const sessions = context.channel.sessions();
+  if (sessionId !== undefined) {
+    const session = sessions.find((s) => s.id === sessionId);
+    if (session) return { session };
+    const known = sessions.map((s) => `${s.id} (${s.name})`).join(', ') || 'none';
+    return { failure: error(`No debug session with id "${sessionId}". Live sessions: ${known}.`) };
+  }
+  const active = context.channel.activeSession();
+  if (active) return { session: active };
+  return {
+    failure: error(
+      'No debug session is active. Call start_debugging with a configuration name first.',
+    ),
+  };
+}
+
+/** Checks that the session is paused, for the tools that need a stopped program. */
+export function requireStopped(
+  context: ToolContext,
+  session: DebugSessionPort,
+): ToolResult | undefined {
+  const state = context.monitor.state(session.id);
+  if (state === 'Stopped') return undefined;
+  return error(
+    `The program is not paused (state: ${state}). Variables, scopes and evaluation need a stopped program: ` +
+      'wait for a breakpoint, or call pause_debugging.',
+  );
+}
+
+export function timeoutMs(context: ToolContext, timeoutSeconds: number | undefined): number {
+  return Math.round((timeoutSeconds ?? context.settings.defaultTimeoutSeconds) * 1000);
+}
+
+/** Waits for the next stop or end of `session` after `mark`, and describes the outcome. */
+export async function awaitStop(
+  context: ToolContext,
+  session: DebugSessionPort,
+  mark: number,
+  waitMs: number,
+  extras: CallExtras,
+  waitingFor: string,
+): Promise<ToolResult> {
+  extras.progress(waitingFor);
+  const heartbeat = setInterval(() => extras.progress(waitingFor), 5_000);
+  let outcome: WaitOutcome;
+  try {
+    outcome = await context.monitor.waitForStopOrEnd(session.id, mark, {
+      timeoutMs: waitMs,
+      signal: extras.signal,
+    });
+  } finally {
+    clearInterval(heartbeat);
+  }
+  return describeOutcome(context, session, outcome, waitMs);
+}
+
+export async function describeOutcome(
+  context: ToolContext,
+  session: DebugSessionPort,
+  outcome: WaitOutcome,
+  waitMs: number,
+): Promise<ToolResult> {
+  switch (outcome.kind) {
+    case 'stopped':
+      try {
+        return {
+          status: 'stopped',
+          stop_event_data: await buildStopEventData(
+            session,
+            outcome.stop,
+            context.channel.breakpoints,
+          ),
+        };
+      } catch (e) {
+        return error(
+          `The program stopped, but its state could not be read: ${(e as Error).message}`,
+        );
+      }
+    case 'ended':
+      return {
+        status: 'completed',
+        message:
+          `The debug session "${session.name}" ended` +
+          (outcome.exitCode !== undefined ? ` (exit code ${outcome.exitCode}).` : '.') +
+          ' Call get_output to see what the program printed.',
+      };
+    case 'timeout':
+      return {
+        status: 'timeout',
+        message:
+          `No stop within ${Math.round(waitMs / 1000)} s; the program is still running. ` +
+          'Call continue_debugging again to keep waiting, pause_debugging to stop it now, or get_debug_state to check.',
+      };
+    case 'interrupted':
+      return {
+        status: 'interrupted',
+        message: `The wait was interrupted: ${outcome.reason} Call get_debug_state to see where things stand.`,
+      };
+    case 'cancelled':
+      return {
+        status: 'interrupted',
+        message: 'The request was cancelled; the session was left as it was.',
+      };
+  }
+}
+
+/** The message of an error from a debugger request, without repetition of our own prefix. */
+export function messageOf(e: unknown): string {
+  return e instanceof Error ? e.message : String(e);
+}

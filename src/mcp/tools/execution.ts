@@ -1,0 +1,321 @@
+/**
+ * The tools that move the program: `start_debugging`, `continue_debugging`, `step_execution`,
+ * `pause_debugging` (asynchronous: they send their command, then wait for the next stop or the
+ * end) and `stop_debugging`.
+ */
+import type { DebugProtocol } from '@vscode/debugprotocol';
+import { z } from 'zod';
+import { DebugSessionPort } from '../channel';
+import { readLaunchConfigurations } from '../launchConfig';
+import { ToolResult, baseOutputShape, error } from '../results';
+import { stopEventDataSchema } from '../stopEventData';
+import {
+  CallExtras,
+  ToolContext,
+  awaitStop,
+  defineTool,
+  describeOutcome,
+  findSession,
+  messageOf,
+  requireStopped,
+  timeoutMs,
+} from './context';
+
+const asyncOutput = { ...baseOutputShape, stop_event_data: stopEventDataSchema.optional() };
+const timeoutArg = z
+  .number()
+  .positive()
+  .max(3600)
+  .optional()
+  .describe(
+    'How long to wait for a stop or the end, in seconds (default 30; most clients give up at 60).',
+  );
+const sessionArg = z.string().optional().describe('Defaults to the active session.');
+
+const STATUS_GUIDE =
+  'Results: "stopped" (stop_event_data says where and why, with the top frame\'s locals), "completed" (the ' +
+  'program ended; see get_output), "timeout" (still running: call continue_debugging again to keep waiting or ' +
+  'pause_debugging), "interrupted" (someone else acted: call get_debug_state), "error" (message says why).';
+
+export const startDebugging = defineTool({
+  name: 'start_debugging',
+  title: 'Start debugging',
+  description:
+    'Starts the debug configuration named configuration_name (from get_debugger_configurations) and waits for ' +
+    'the first stop (entry, breakpoint, error) or the end of the program. Set breakpoints first. no_debug: true ' +
+    'runs without debugging (breakpoints are not hit) and waits for the end. ' +
+    STATUS_GUIDE,
+  inputSchema: {
+    configuration_name: z.string().min(1),
+    no_debug: z.boolean().optional(),
+    timeout_seconds: timeoutArg,
+  },
+  outputSchema: { ...asyncOutput, session_id: z.string().optional() },
+  annotations: {
+    readOnlyHint: false,
+    destructiveHint: false,
+    idempotentHint: false,
+    openWorldHint: false,
+  },
+  async handler(args, context, extras) {
+    const [folder] = context.channel.workspaceFolders();
+    if (!folder)
+      return error('No workspace folder is open, so there are no configurations to start.');
+    let configurations;
+    try {
+      configurations = await readLaunchConfigurations(folder);
+    } catch (e) {
+      return error(messageOf(e));
+    }
+    const config = configurations.find((c) => c.name === args.configuration_name);
+    if (!config) {
+      const names = configurations.map((c) => `"${c.name}"`).join(', ') || 'none';
+      return error(`No configuration named "${args.configuration_name}". Available: ${names}.`);
+    }
+    const waitMs = timeoutMs(context, args.timeout_seconds);
+    const deadline = Date.now() + waitMs;
+    const mark = context.monitor.mark();
+    const starting = context.monitor.beginStarting();
+    const waitingFor =
+      config.request === 'attach'
+        ? `waiting for the Lua VM to connect on :${String(config.connectionPort ?? 8818)}…`
+        : `starting "${config.name}"…`;
+    extras.progress(waitingFor);
+    let session: DebugSessionPort;
+    try {
+      const started = await raceStart(
+        context.channel.startDebugging(config, { noDebug: args.no_debug === true }),
+        waitMs,
+        extras,
+      );
+      if ('result' in started) return started.result;
+      session = started.session;
+    } catch (e) {
+      return error(`Could not start "${config.name}": ${messageOf(e)}`);
+    } finally {
+      starting.dispose();
+    }
+    const result = await awaitStop(
+      context,
+      session,
+      mark,
+      Math.max(0, deadline - Date.now()),
+      extras,
+      args.no_debug
+        ? 'running without debugging until the program ends…'
+        : 'waiting for the program to stop or end…',
+    );
+    return { ...result, session_id: session.id };
+  },
+});
+
+async function raceStart(
+  start: Promise<DebugSessionPort>,
+  waitMs: number,
+  extras: CallExtras,
+): Promise<{ session: DebugSessionPort } | { result: ToolResult }> {
+  let timer: NodeJS.Timeout | undefined;
+  let onAbort: (() => void) | undefined;
+  const other = new Promise<{ result: ToolResult }>((resolve) => {
+    timer = setTimeout(
+      () =>
+        resolve({
+          result: {
+            status: 'timeout',
+            message:
+              `The debugger did not start within ${Math.round(waitMs / 1000)} s. An attach configuration waits for ` +
+              'the game to call require("LuaPanda").start(host, port); start the game, then call get_debug_state.',
+          },
+        }),
+      waitMs,
+    );
+    onAbort = () =>
+      resolve({ result: { status: 'interrupted', message: 'The request was cancelled.' } });
+    extras.signal.addEventListener('abort', onAbort);
+  });
+  try {
+    return await Promise.race([start.then((session) => ({ session })), other]);
+  } finally {
+    clearTimeout(timer);
+    if (onAbort) extras.signal.removeEventListener('abort', onAbort);
+  }
+}
+
+/** Checks the thread id against the session's threads, with a message listing the real ones. */
+async function checkThread(
+  session: DebugSessionPort,
+  threadId: number,
+): Promise<ToolResult | undefined> {
+  const { threads } = (await session.customRequest(
+    'threads',
+  )) as DebugProtocol.ThreadsResponse['body'];
+  if (threads.some((t) => t.id === threadId)) return undefined;
+  const known = threads.map((t) => `${t.id} (${t.name})`).join(', ') || 'none';
+  return error(`No thread with id ${threadId}. Threads: ${known}. Use stop_event_data.thread_id.`);
+}
+
+async function resume(
+  context: ToolContext,
+  sessionId: string | undefined,
+  threadId: number,
+  command: 'continue' | 'next' | 'stepIn' | 'stepOut',
+  timeoutSeconds: number | undefined,
+  extras: CallExtras,
+): Promise<ToolResult> {
+  const found = findSession(context, sessionId);
+  if ('failure' in found) return found.failure;
+  const { session } = found;
+  const notStopped = requireStopped(context, session);
+  if (notStopped) return notStopped;
+  try {
+    const badThread = await checkThread(session, threadId);
+    if (badThread) return badThread;
+    const mark = context.monitor.mark();
+    await session.customRequest(command, { threadId });
+    context.monitor.markRunning(session.id, mark);
+    const what = command === 'continue' ? 'the next stop or the end' : 'the step to finish';
+    return await awaitStop(
+      context,
+      session,
+      mark,
+      timeoutMs(context, timeoutSeconds),
+      extras,
+      `waiting for ${what}…`,
+    );
+  } catch (e) {
+    return error(messageOf(e));
+  }
+}
+
+export const continueDebugging = defineTool({
+  name: 'continue_debugging',
+  title: 'Continue',
+  description:
+    'Resumes the paused program and waits for the next stop or the end. thread_id: stop_event_data.thread_id. ' +
+    STATUS_GUIDE,
+  inputSchema: { thread_id: z.number().int(), session_id: sessionArg, timeout_seconds: timeoutArg },
+  outputSchema: asyncOutput,
+  annotations: {
+    readOnlyHint: false,
+    destructiveHint: false,
+    idempotentHint: false,
+    openWorldHint: false,
+  },
+  handler: (args, context, extras) =>
+    resume(context, args.session_id, args.thread_id, 'continue', args.timeout_seconds, extras),
+});
+
+const STEP_COMMANDS = { over: 'next', into: 'stepIn', out: 'stepOut' } as const;
+
+export const stepExecution = defineTool({
+  name: 'step_execution',
+  title: 'Step',
+  description:
+    'Steps the paused program: step_type "over" (next line, calls run through), "into" (into the called ' +
+    'function), "out" (back to the caller). Waits for the step to finish. ' +
+    STATUS_GUIDE,
+  inputSchema: {
+    thread_id: z.number().int(),
+    step_type: z.enum(['over', 'into', 'out']),
+    session_id: sessionArg,
+    timeout_seconds: timeoutArg,
+  },
+  outputSchema: asyncOutput,
+  annotations: {
+    readOnlyHint: false,
+    destructiveHint: false,
+    idempotentHint: false,
+    openWorldHint: false,
+  },
+  handler: (args, context, extras) =>
+    resume(
+      context,
+      args.session_id,
+      args.thread_id,
+      STEP_COMMANDS[args.step_type],
+      args.timeout_seconds,
+      extras,
+    ),
+});
+
+export const pauseDebugging = defineTool({
+  name: 'pause_debugging',
+  title: 'Pause',
+  description:
+    'Pauses the running program and waits until it has stopped (status "stopped" with stop_event_data). ' +
+    'Use it after a "timeout" result, or to look at a program that runs too long. thread_id is optional. ' +
+    'If the program is already paused, returns its current stop.',
+  inputSchema: {
+    thread_id: z.number().int().optional(),
+    session_id: sessionArg,
+    timeout_seconds: timeoutArg,
+  },
+  outputSchema: asyncOutput,
+  annotations: {
+    readOnlyHint: false,
+    destructiveHint: false,
+    idempotentHint: false,
+    openWorldHint: false,
+  },
+  async handler(args, context, extras) {
+    const found = findSession(context, args.session_id);
+    if ('failure' in found) return found.failure;
+    const { session } = found;
+    const current = context.monitor.lastStop(session.id);
+    if (current) {
+      const result = await describeOutcome(context, session, { kind: 'stopped', stop: current }, 0);
+      return { ...result, message: 'The program was already paused.' };
+    }
+    try {
+      const threadId =
+        args.thread_id ??
+        ((await session.customRequest('threads')) as DebugProtocol.ThreadsResponse['body'])
+          .threads[0]?.id ??
+        1;
+      const mark = context.monitor.mark();
+      await session.customRequest('pause', { threadId });
+      return await awaitStop(
+        context,
+        session,
+        mark,
+        timeoutMs(context, args.timeout_seconds),
+        extras,
+        'waiting for the program to pause…',
+      );
+    } catch (e) {
+      return error(messageOf(e));
+    }
+  },
+});
+
+export const stopDebugging = defineTool({
+  name: 'stop_debugging',
+  title: 'Stop debugging',
+  description:
+    'Ends the debug session: a launched program is terminated, an attached game is detached and keeps ' +
+    'running. Any other call waiting on this session returns "interrupted". status "error" when no session is active.',
+  inputSchema: { session_id: sessionArg },
+  outputSchema: baseOutputShape,
+  annotations: {
+    readOnlyHint: false,
+    destructiveHint: true,
+    idempotentHint: false,
+    openWorldHint: false,
+  },
+  async handler(args, context) {
+    const found = findSession(context, args.session_id);
+    if ('failure' in found) return found.failure;
+    const { session } = found;
+    context.monitor.interrupt('stop_debugging ended the session.', session.id);
+    context.monitor.markTerminating(session.id);
+    try {
+      await context.channel.stopDebugging(session);
+    } catch (e) {
+      return error(`The session could not be stopped cleanly: ${messageOf(e)}`);
+    }
+    return {
+      status: 'success',
+      message: `Stopped the debug session "${session.name}" (${session.id}).`,
+    };
+  },
+});

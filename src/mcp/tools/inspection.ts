@@ -1,0 +1,234 @@
+/**
+ * The tools that read a paused program: `get_stack_trace`, `get_scopes`, `get_variables` (paged)
+ * and `evaluate_expression`.
+ */
+import type { DebugProtocol } from '@vscode/debugprotocol';
+import { z } from 'zod';
+import { baseOutputShape, error } from '../results';
+import { frameSchema, variableSchema, viewFrame, viewVariable } from '../stopEventData';
+import { defineTool, findSession, messageOf, requireStopped } from './context';
+
+const sessionArg = z.string().optional().describe('Defaults to the active session.');
+export const DEFAULT_PAGE = 100;
+export const MAX_PAGE = 500;
+
+export const getStackTrace = defineTool({
+  name: 'get_stack_trace',
+  title: 'Get the call stack',
+  description:
+    'The call stack of a paused thread, innermost frame first, deeper than stop_event_data carries: ' +
+    'start_frame (default 0) and levels (default 50). Pass a frame_id to get_scopes or evaluate_expression.',
+  inputSchema: {
+    thread_id: z.number().int(),
+    start_frame: z.number().int().min(0).optional(),
+    levels: z.number().int().min(1).max(500).optional(),
+    session_id: sessionArg,
+  },
+  outputSchema: {
+    ...baseOutputShape,
+    stack_frames: z.array(frameSchema).optional(),
+    total_frames: z.number().optional(),
+  },
+  annotations: {
+    readOnlyHint: true,
+    destructiveHint: false,
+    idempotentHint: true,
+    openWorldHint: false,
+  },
+  async handler(args, context) {
+    const found = findSession(context, args.session_id);
+    if ('failure' in found) return found.failure;
+    const notStopped = requireStopped(context, found.session);
+    if (notStopped) return notStopped;
+    try {
+      const body = (await found.session.customRequest('stackTrace', {
+        threadId: args.thread_id,
+        startFrame: args.start_frame ?? 0,
+        levels: args.levels ?? 50,
+      })) as DebugProtocol.StackTraceResponse['body'];
+      return {
+        status: 'success',
+        stack_frames: body.stackFrames.map(viewFrame),
+        ...(body.totalFrames !== undefined ? { total_frames: body.totalFrames } : {}),
+      };
+    } catch (e) {
+      return error(`Could not read the stack of thread ${args.thread_id}: ${messageOf(e)}`);
+    }
+  },
+});
+
+export const getScopes = defineTool({
+  name: 'get_scopes',
+  title: 'Get the scopes of a frame',
+  description:
+    'The variable scopes of a stack frame (frame_id from call_stack): Locals, Upvalues, Globals… Pass a ' +
+    "scope's variables_reference to get_variables. expensive: true (e.g. Globals) means large; read it only " +
+    'when needed.',
+  inputSchema: { frame_id: z.number().int(), session_id: sessionArg },
+  outputSchema: {
+    ...baseOutputShape,
+    scopes: z
+      .array(
+        z.object({
+          name: z.string(),
+          variables_reference: z.number(),
+          expensive: z.boolean(),
+          named_variables: z.number().optional(),
+          indexed_variables: z.number().optional(),
+        }),
+      )
+      .optional(),
+  },
+  annotations: {
+    readOnlyHint: true,
+    destructiveHint: false,
+    idempotentHint: true,
+    openWorldHint: false,
+  },
+  async handler(args, context) {
+    const found = findSession(context, args.session_id);
+    if ('failure' in found) return found.failure;
+    const notStopped = requireStopped(context, found.session);
+    if (notStopped) return notStopped;
+    try {
+      const { scopes } = (await found.session.customRequest('scopes', {
+        frameId: args.frame_id,
+      })) as DebugProtocol.ScopesResponse['body'];
+      return {
+        status: 'success',
+        scopes: scopes.map((s) => ({
+          name: s.name,
+          variables_reference: s.variablesReference,
+          expensive: s.expensive,
+          ...(s.namedVariables !== undefined ? { named_variables: s.namedVariables } : {}),
+          ...(s.indexedVariables !== undefined ? { indexed_variables: s.indexedVariables } : {}),
+        })),
+      };
+    } catch (e) {
+      return error(
+        `Could not read the scopes of frame ${args.frame_id}: ${messageOf(e)}. Use a frame_id from the latest stop.`,
+      );
+    }
+  },
+});
+
+export const getVariables = defineTool({
+  name: 'get_variables',
+  title: 'Get variables',
+  description:
+    'The children of a scope or of an expandable value (variables_reference > 0, from get_scopes, ' +
+    'stop_event_data or an earlier get_variables). Paged: start (default 0) and count (default 100, at most ' +
+    '500); has_more and next_start say whether to ask again. References are valid only while the program ' +
+    'stays paused at the same stop.',
+  inputSchema: {
+    variables_reference: z.number().int().min(1),
+    start: z.number().int().min(0).optional(),
+    count: z.number().int().min(1).max(MAX_PAGE).optional(),
+    session_id: sessionArg,
+  },
+  outputSchema: {
+    ...baseOutputShape,
+    variables: z.array(variableSchema).optional(),
+    start: z.number().optional(),
+    has_more: z.boolean().optional(),
+    next_start: z.number().optional(),
+  },
+  annotations: {
+    readOnlyHint: true,
+    destructiveHint: false,
+    idempotentHint: true,
+    openWorldHint: false,
+  },
+  async handler(args, context) {
+    const found = findSession(context, args.session_id);
+    if ('failure' in found) return found.failure;
+    const notStopped = requireStopped(context, found.session);
+    if (notStopped) return notStopped;
+    const start = args.start ?? 0;
+    const count = args.count ?? DEFAULT_PAGE;
+    try {
+      const { variables } = (await found.session.customRequest('variables', {
+        variablesReference: args.variables_reference,
+        start,
+        count: count + 1,
+      })) as DebugProtocol.VariablesResponse['body'];
+      // An adapter without paging returns everything: slice here so the agent still gets a page.
+      const page =
+        variables.length > count + 1 ? variables.slice(start, start + count + 1) : variables;
+      const hasMore = page.length > count;
+      return {
+        status: 'success',
+        variables: page.slice(0, count).map(viewVariable),
+        start,
+        has_more: hasMore,
+        ...(hasMore ? { next_start: start + count } : {}),
+      };
+    } catch (e) {
+      return error(
+        `Could not read variables_reference ${args.variables_reference}: ${messageOf(e)}. ` +
+          'References die when the program moves; take fresh ones from the latest stop.',
+      );
+    }
+  },
+});
+
+export const evaluateExpression = defineTool({
+  name: 'evaluate_expression',
+  title: 'Evaluate an expression',
+  description:
+    "Evaluates a Lua expression in a paused stack frame (frame_id from call_stack), with that frame's locals, " +
+    'upvalues and globals in scope. context: "repl" (default; statements such as assignments run and change ' +
+    'the program), "watch" or "hover" (read-only), "clipboard". Returns result, type and variables_reference ' +
+    '(> 0: expand with get_variables). status "error" for a syntax error, an undefined name or a running program.',
+  inputSchema: {
+    expression: z.string().min(1),
+    frame_id: z.number().int(),
+    context: z.enum(['watch', 'repl', 'hover', 'clipboard']).optional(),
+    session_id: sessionArg,
+  },
+  outputSchema: {
+    ...baseOutputShape,
+    result: z.string().optional(),
+    type: z.string().optional(),
+    variables_reference: z.number().optional(),
+  },
+  annotations: {
+    readOnlyHint: false,
+    destructiveHint: true,
+    idempotentHint: false,
+    openWorldHint: false,
+  },
+  async handler(args, context) {
+    const found = findSession(context, args.session_id);
+    if ('failure' in found) return found.failure;
+    const notStopped = requireStopped(context, found.session);
+    if (notStopped) return notStopped;
+    const evalContext = args.context ?? 'repl';
+    if (
+      context.approve &&
+      evalContext === 'repl' &&
+      !(await context.approve('evaluate', args.expression))
+    ) {
+      return error('The user did not allow the agent to evaluate code in the debugged program.');
+    }
+    try {
+      const body = (await found.session.customRequest('evaluate', {
+        expression: args.expression,
+        frameId: args.frame_id,
+        context: evalContext,
+      })) as DebugProtocol.EvaluateResponse['body'];
+      const { value, truncated } = {
+        ...viewVariable({ name: '', value: body.result, variablesReference: 0 }),
+      };
+      return {
+        status: 'success',
+        result: value,
+        type: body.type,
+        variables_reference: body.variablesReference,
+        ...(truncated ? { truncated } : {}),
+      };
+    } catch (e) {
+      return error(`Could not evaluate "${args.expression}": ${messageOf(e)}`);
+    }
+  },
+});

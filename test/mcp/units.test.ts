@@ -1,0 +1,187 @@
+/** The MCP layer's pure parts: output log paging, launch.json reading, result size limits, CLI arguments. */
+import * as assert from 'node:assert/strict';
+import { promises as fs } from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { UsageError, parseArgs } from '../../src/cli/mcp';
+import {
+  LaunchConfigError,
+  readLaunchConfigurations,
+  resolveVariables,
+} from '../../src/mcp/launchConfig';
+import { OutputLog } from '../../src/mcp/outputLog';
+import { fitToSize, toCallToolResult } from '../../src/mcp/results';
+
+describe('OutputLog', () => {
+  it('splits output into lines, holding a partial line until it ends or is read', () => {
+    const log = new OutputLog();
+    log.append('s1', 'stdout', 'hello\nwor');
+    log.append('s1', 'stdout', 'ld\r\nlast');
+    const page = log.read(0, 10);
+    assert.deepEqual(
+      page.lines.map((l) => l.text),
+      ['hello', 'world', 'last'],
+    );
+    assert.equal(page.more, false);
+    assert.deepEqual(log.read(page.nextCursor, 10).lines, []);
+  });
+
+  it('pages with a cursor and says when more is waiting', () => {
+    const log = new OutputLog();
+    for (let i = 1; i <= 5; i++) log.append('s1', 'stdout', `line ${i}\n`);
+    const first = log.read(0, 2);
+    assert.deepEqual(
+      first.lines.map((l) => l.text),
+      ['line 1', 'line 2'],
+    );
+    assert.equal(first.more, true);
+    const second = log.read(first.nextCursor, 10);
+    assert.deepEqual(
+      second.lines.map((l) => l.text),
+      ['line 3', 'line 4', 'line 5'],
+    );
+  });
+
+  it('drops the oldest lines past its capacity and tells a late reader', () => {
+    const log = new OutputLog(3);
+    log.append('s1', 'stdout', 'a\n');
+    const cursor = log.read(0, 10).nextCursor;
+    for (const t of ['b', 'c', 'd', 'e', 'f']) log.append('s1', 'stdout', `${t}\n`);
+    const page = log.read(cursor, 10);
+    assert.deepEqual(
+      page.lines.map((l) => l.text),
+      ['d', 'e', 'f'],
+    );
+    assert.equal(page.dropped, 2);
+  });
+
+  it('filters by session and keeps categories', () => {
+    const log = new OutputLog();
+    log.append('s1', 'stdout', 'one\n');
+    log.append('s2', 'stderr', 'two\n');
+    const page = log.read(0, 10, 's2');
+    assert.deepEqual(
+      page.lines.map((l) => [l.sessionId, l.category, l.text]),
+      [['s2', 'stderr', 'two']],
+    );
+  });
+});
+
+describe('launch.json', () => {
+  let folder: string;
+  beforeEach(async () => {
+    folder = await fs.mkdtemp(path.join(os.tmpdir(), 'luapanda-launch-'));
+    await fs.mkdir(path.join(folder, '.vscode'));
+  });
+  afterEach(() => fs.rm(folder, { recursive: true, force: true }));
+
+  const write = (text: string) => fs.writeFile(path.join(folder, '.vscode', 'launch.json'), text);
+
+  it('reads JSON with comments and trailing commas', async () => {
+    await write(`{
+      // a comment
+      "configurations": [
+        { "type": "luapanda", "request": "launch", "name": "Run", "program": "main.lua", /* inline */ },
+        { "name": "incomplete" },
+      ],
+    }`);
+    const configs = await readLaunchConfigurations(folder);
+    assert.deepEqual(configs, [
+      { type: 'luapanda', request: 'launch', name: 'Run', program: 'main.lua' },
+    ]);
+  });
+
+  it('says clearly when the file is missing or broken', async () => {
+    await assert.rejects(
+      readLaunchConfigurations(path.join(folder, 'nowhere')),
+      /No \.vscode\/launch\.json/,
+    );
+    await write('{ "configurations": [ { "name": } ] }');
+    await assert.rejects(
+      readLaunchConfigurations(folder),
+      (e: unknown) => e instanceof LaunchConfigError && /line 1/.test((e as Error).message),
+    );
+    await write('{ "version": "0.2.0" }');
+    await assert.rejects(readLaunchConfigurations(folder), /no "configurations" array/);
+  });
+
+  it('resolves VS Code variables, and refuses the ones that need an editor', () => {
+    process.env.LUAPANDA_TEST_VAR = 'from-env';
+    const resolved = resolveVariables(
+      {
+        name: 'x',
+        type: 'luapanda',
+        request: 'launch',
+        program: '${workspaceFolder}/main.lua',
+        args: ['${workspaceFolderBasename}', '${env:LUAPANDA_TEST_VAR}'],
+      },
+      '/games/demo',
+    );
+    assert.equal(resolved.program, '/games/demo/main.lua');
+    assert.deepEqual(resolved.args, ['demo', 'from-env']);
+    assert.throws(
+      () => resolveVariables({ name: 'x', type: 't', request: 'launch', program: '${file}' }, '/w'),
+      /only VS Code can resolve/,
+    );
+  });
+});
+
+describe('tool results', () => {
+  it('returns structured content and the same JSON as text, errors flagged', () => {
+    const ok = toCallToolResult({ status: 'success', value: 1 });
+    assert.deepEqual(ok.structuredContent, { status: 'success', value: 1 });
+    assert.deepEqual(JSON.parse((ok.content[0] as { text: string }).text), ok.structuredContent);
+    assert.equal(ok.isError, undefined);
+    assert.equal(toCallToolResult({ status: 'error', message: 'no' }).isError, true);
+  });
+
+  it('cuts an oversized result with a hint instead of sending it whole', () => {
+    const big = {
+      status: 'success' as const,
+      variables: Array.from({ length: 2000 }, (_, i) => ({ name: `v${i}`, value: 'x'.repeat(50) })),
+    };
+    const fitted = fitToSize(big, 8 * 1024);
+    assert.ok(Buffer.byteLength(JSON.stringify(fitted)) <= 8 * 1024);
+    assert.equal(fitted.truncated, true);
+    assert.match(String(fitted.hint), /too large/);
+    assert.ok((fitted.variables as unknown[]).length > 0);
+    assert.equal(fitToSize({ status: 'success', small: [1, 2] }, 8 * 1024).truncated, undefined);
+  });
+});
+
+describe('luapanda-mcp arguments', () => {
+  it('reads the modes and options', () => {
+    const cwd = process.cwd();
+    assert.deepEqual(parseArgs(['--stdio'], {}), {
+      mode: 'stdio',
+      workspace: cwd,
+      port: 6009,
+      connect: undefined,
+      token: undefined,
+      timeoutSeconds: 30,
+      allowOutsideWorkspace: false,
+    });
+    const http = parseArgs(
+      ['--http', '7010', '--workspace', '.', '--token=abc', '--timeout', '12'],
+      {},
+    );
+    assert.equal(http.mode, 'http');
+    assert.equal(http.port, 7010);
+    assert.equal(http.token, 'abc');
+    assert.equal(http.timeoutSeconds, 12);
+    assert.equal(parseArgs(['--http'], { LUAPANDA_MCP_TOKEN: 'envtoken' }).token, 'envtoken');
+    const bridge = parseArgs(['--stdio', '--connect', 'http://127.0.0.1:6009/mcp'], {});
+    assert.equal(bridge.mode, 'bridge');
+  });
+
+  it('refuses what it does not understand, with a reason', () => {
+    assert.throws(() => parseArgs([], {}), UsageError);
+    assert.throws(() => parseArgs(['--stdio', '--bogus'], {}), /unknown argument/);
+    assert.throws(
+      () => parseArgs(['--http', '--workspace', '/no/such/folder'], {}),
+      /does not exist/,
+    );
+    assert.throws(() => parseArgs(['--stdio', '--timeout', '0'], {}), /--timeout/);
+    assert.throws(() => parseArgs(['--stdio', '--token'], {}), /needs a value/);
+  });
+});

@@ -1,0 +1,320 @@
+/**
+ * The MCP tools end to end: the SDK's own `Client` over Streamable HTTP against headless
+ * `luapanda-mcp` (our adapter in process, real Lua, real TCP), under every installed interpreter.
+ * The client validates every result against the tool's output schema, so a result that strays
+ * from its schema fails here.
+ */
+import * as assert from 'node:assert/strict';
+import { promises as fs } from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { HeadlessBackend, createHeadlessBackend } from '../../src/cli/headlessBackend';
+import { HttpServerHandle, startHttpServer } from '../../src/mcp/transport/http';
+import { LuaInterpreter, luaInterpreters } from '../harness/interpreters';
+import { REPO_ROOT } from '../harness/luaProcess';
+
+const FIXTURES = path.join(REPO_ROOT, 'test', 'fixtures', 'mcp-workspace');
+
+type Result = Record<string, unknown> & { status: string; message?: string };
+interface StopData {
+  reason: string;
+  thread_id: number;
+  line: number | null;
+  call_stack: {
+    frame_id: number;
+    function_name: string;
+    file_path: string | null;
+    line_number: number;
+  }[];
+  top_frame_variables: {
+    variables: { name: string; value: string; variables_reference: number }[];
+  } | null;
+  hit_breakpoint_ids: number[] | null;
+  session_id: string;
+}
+
+/** A workspace folder with the fixtures and a launch.json for `lua`. */
+async function makeWorkspace(lua: LuaInterpreter): Promise<string> {
+  const folder = await fs.mkdtemp(path.join(os.tmpdir(), 'luapanda-mcp-'));
+  for (const file of await fs.readdir(FIXTURES))
+    await fs.copyFile(path.join(FIXTURES, file), path.join(folder, file));
+  await fs.mkdir(path.join(folder, '.vscode'));
+  const launch = (name: string, program: string, extra: object = {}) => ({
+    type: 'luapanda',
+    request: 'launch',
+    name,
+    program: `\${workspaceFolder}/${program}`,
+    cwd: '${workspaceFolder}',
+    luaPath: lua.command,
+    ...extra,
+  });
+  const configurations = [
+    launch('game', 'game.lua'),
+    launch('game (stop on entry)', 'game.lua', { stopOnEntry: true }),
+    launch('forever', 'forever.lua'),
+    launch('broken', 'broken.lua'),
+    launch('missing program', 'no-such-file.lua'),
+  ];
+  await fs.writeFile(
+    path.join(folder, '.vscode', 'launch.json'),
+    `// written by the MCP tests\n${JSON.stringify({ version: '0.2.0', configurations }, null, 2)}\n`,
+  );
+  return folder;
+}
+
+for (const lua of luaInterpreters()) {
+  describe(`MCP tools with ${lua.command}`, function () {
+    this.timeout(60_000);
+    let workspace: string;
+    let backend: HeadlessBackend;
+    let http: HttpServerHandle;
+    const clients: Client[] = [];
+
+    async function connect(): Promise<Client> {
+      const client = new Client({ name: 'workflow-test', version: '1.0.0' });
+      await client.connect(new StreamableHTTPClientTransport(new URL(http.url)));
+      await client.listTools(); // lets the client validate results against the output schemas
+      clients.push(client);
+      return client;
+    }
+
+    async function call(
+      client: Client,
+      name: string,
+      args: Record<string, unknown> = {},
+      signal?: AbortSignal,
+    ): Promise<Result> {
+      const response = await client.callTool({ name, arguments: args }, undefined, {
+        signal,
+        timeout: 50_000,
+      });
+      const result = response.structuredContent as Result;
+      assert.ok(result, `${name} returned no structured content`);
+      const text = (response.content as { type: string; text: string }[])[0];
+      assert.deepEqual(
+        JSON.parse(text.text),
+        result,
+        'text content mirrors the structured content',
+      );
+      return result;
+    }
+
+    function stopOf(result: Result): StopData {
+      assert.equal(
+        result.status,
+        'stopped',
+        `expected a stop, got ${result.status}: ${result.message}`,
+      );
+      return result.stop_event_data as StopData;
+    }
+
+    beforeEach(async () => {
+      workspace = await makeWorkspace(lua);
+      backend = createHeadlessBackend({ workspaceFolder: workspace });
+      if (process.env.MCP_TEST_TRACE)
+        backend.channel.onEvent((_s, e) =>
+          console.log('EVENT', e.event, JSON.stringify(e.body ?? {}).slice(0, 300)),
+        );
+      http = await startHttpServer({
+        createServer: () => backend.createServer(),
+        port: 0,
+        workspace,
+      });
+    });
+
+    afterEach(async () => {
+      for (const client of clients.splice(0)) await client.close().catch(() => undefined);
+      await backend.dispose();
+      await http.close();
+      await fs.rm(workspace, { recursive: true, force: true });
+    });
+
+    it('runs the golden path: configurations, breakpoint, start, inspect, step, continue, output', async () => {
+      const client = await connect();
+      const configs = await call(client, 'get_debugger_configurations');
+      assert.equal(configs.status, 'success');
+      assert.ok((configs.configurations as { name: string }[]).some((c) => c.name === 'game'));
+
+      const set = await call(client, 'set_breakpoint', {
+        file_path: 'game.lua',
+        line_number: 5,
+        condition: 'i == 2',
+      });
+      assert.equal(set.status, 'success');
+      const bp = set.breakpoint as {
+        id: number;
+        verified: boolean;
+        source: { path: string };
+        timestamp: string;
+      };
+      assert.equal(bp.source.path, path.join(workspace, 'game.lua'));
+      assert.match(bp.timestamp, /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
+
+      const started = await call(client, 'start_debugging', { configuration_name: 'game' });
+      const stop = stopOf(started);
+      assert.equal(stop.reason, 'breakpoint');
+      assert.equal(stop.line, 5);
+      assert.deepEqual(stop.hit_breakpoint_ids, [bp.id]);
+      assert.equal(
+        stop.call_stack[0].function_name.includes('accumulate'),
+        true,
+        JSON.stringify(stop.call_stack[0]),
+      );
+      const locals = stop.top_frame_variables?.variables ?? [];
+      assert.equal(locals.find((v) => v.name === 'i')?.value, '2');
+      assert.equal(locals.find((v) => v.name === 'n')?.value, '3');
+      assert.ok(
+        Buffer.byteLength(JSON.stringify(started)) < 8 * 1024,
+        'a typical stop stays under 8 KB',
+      );
+
+      const breakpoints = await call(client, 'get_breakpoints');
+      assert.equal((breakpoints.breakpoints as { verified: boolean }[])[0].verified, true);
+
+      const frameId = stop.call_stack[0].frame_id;
+      const value = await call(client, 'evaluate_expression', {
+        expression: 'total + i * 10',
+        frame_id: frameId,
+      });
+      assert.deepEqual([value.status, value.result], ['success', '21']);
+
+      const scopes = await call(client, 'get_scopes', {
+        frame_id: stop.call_stack.at(-1)!.frame_id,
+      });
+      const mainLocals = (
+        scopes.scopes as { name: string; variables_reference: number; expensive: boolean }[]
+      ).find((s) => !s.expensive)!;
+      const vars = await call(client, 'get_variables', {
+        variables_reference: mainLocals.variables_reference,
+      });
+      const config = (vars.variables as { name: string; variables_reference: number }[]).find(
+        (v) => v.name === 'config',
+      )!;
+      assert.ok(config.variables_reference > 0);
+      const children = await call(client, 'get_variables', {
+        variables_reference: config.variables_reference,
+      });
+      assert.ok((children.variables as { name: string }[]).some((v) => v.name.includes('sizes')));
+
+      const stepped = stopOf(
+        await call(client, 'step_execution', { thread_id: stop.thread_id, step_type: 'over' }),
+      );
+      assert.equal(stepped.reason, 'step');
+      assert.equal(stepped.line, 4);
+
+      await call(client, 'remove_breakpoint', { breakpoint_id: bp.id });
+      const end = await call(client, 'continue_debugging', { thread_id: stop.thread_id });
+      assert.equal(end.status, 'completed', end.message);
+
+      const output = await call(client, 'get_output');
+      const lines = (output.lines as { text: string; category: string }[]).map((l) => l.text);
+      assert.ok(lines.includes('done'), lines.join('\n'));
+      const state = await call(client, 'get_debug_state');
+      assert.equal(state.state, 'Terminated');
+    });
+
+    it('stops on entry and reports a missing thread, frame and reference clearly', async () => {
+      const client = await connect();
+      const stop = stopOf(
+        await call(client, 'start_debugging', { configuration_name: 'game (stop on entry)' }),
+      );
+      assert.equal(stop.reason, 'entry');
+      const badThread = await call(client, 'continue_debugging', { thread_id: 987654 });
+      assert.equal(badThread.status, 'error');
+      assert.match(String(badThread.message), /No thread with id 987654/);
+      const badFrame = await call(client, 'get_scopes', { frame_id: 987654 });
+      assert.equal(badFrame.status, 'error');
+      const badRef = await call(client, 'get_variables', { variables_reference: 987654 });
+      assert.equal(badRef.status, 'error');
+      const syntax = await call(client, 'evaluate_expression', {
+        expression: 'local = = 1',
+        frame_id: stop.call_stack[0].frame_id,
+      });
+      assert.equal(syntax.status, 'error');
+      const stopped = await call(client, 'stop_debugging');
+      assert.equal(stopped.status, 'success');
+      const none = await call(client, 'stop_debugging');
+      assert.equal(none.status, 'error');
+      assert.match(String(none.message), /No debug session is active/);
+    });
+
+    it('reports errors an agent can act on: unknown configuration, no session, missing file, bad program', async () => {
+      const client = await connect();
+      const unknown = await call(client, 'start_debugging', { configuration_name: 'nope' });
+      assert.equal(unknown.status, 'error');
+      assert.match(String(unknown.message), /No configuration named "nope"\. Available: "game"/);
+      const noSession = await call(client, 'step_execution', { thread_id: 1, step_type: 'over' });
+      assert.equal(noSession.status, 'error');
+      assert.match(String(noSession.message), /start_debugging/);
+      const missing = await call(client, 'set_breakpoint', {
+        file_path: 'nowhere.lua',
+        line_number: 1,
+      });
+      assert.equal(missing.status, 'error');
+      assert.match(String(missing.message), /No such file/);
+      const outside = await call(client, 'set_breakpoint', {
+        file_path: '/etc/hostname',
+        line_number: 1,
+      });
+      assert.equal(outside.status, 'error');
+      assert.match(String(outside.message), /outside the workspace/);
+      const nothing = await call(client, 'remove_breakpoint', { breakpoint_id: 99 });
+      assert.equal(nothing.message, 'No breakpoint with id 99. Call get_breakpoints to list them.');
+      const broken = await call(client, 'start_debugging', { configuration_name: 'broken' });
+      assert.equal(broken.status, 'error', JSON.stringify(broken));
+      const badProgram = await call(client, 'start_debugging', {
+        configuration_name: 'missing program',
+      });
+      assert.equal(badProgram.status, 'error', JSON.stringify(badProgram));
+    });
+
+    it('times out while the program runs on, then pauses it, and stop_debugging interrupts a waiting call', async () => {
+      const agent = await connect();
+      const other = await connect();
+      const timedOut = await call(agent, 'start_debugging', {
+        configuration_name: 'forever',
+        timeout_seconds: 1,
+      });
+      assert.equal(timedOut.status, 'timeout', JSON.stringify(timedOut));
+      assert.equal((await call(agent, 'get_debug_state')).state, 'Running');
+
+      const paused = stopOf(await call(agent, 'pause_debugging', { timeout_seconds: 20 }));
+      assert.equal(paused.reason, 'pause');
+
+      const waiting = call(agent, 'continue_debugging', {
+        thread_id: paused.thread_id,
+        timeout_seconds: 40,
+      });
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      assert.equal((await call(other, 'stop_debugging')).status, 'success');
+      const interrupted = await waiting;
+      assert.equal(interrupted.status, 'interrupted', JSON.stringify(interrupted));
+    });
+
+    it('a cancelled wait leaves the session running', async () => {
+      const client = await connect();
+      assert.equal(
+        (
+          await call(client, 'start_debugging', {
+            configuration_name: 'forever',
+            timeout_seconds: 1,
+          })
+        ).status,
+        'timeout',
+      );
+      const paused = stopOf(await call(client, 'pause_debugging'));
+      const controller = new AbortController();
+      const cancelled = call(
+        client,
+        'continue_debugging',
+        { thread_id: paused.thread_id },
+        controller.signal,
+      );
+      setTimeout(() => controller.abort(), 300);
+      await assert.rejects(cancelled);
+      assert.equal((await call(client, 'get_debug_state')).state, 'Running');
+    });
+  });
+}
