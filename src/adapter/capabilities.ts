@@ -1,0 +1,149 @@
+/**
+ * What the adapter offers a DAP client, as data: every capability of the Debug Adapter Protocol
+ * with our value and a note. The `initialize` response is built from this table and
+ * Docs/DAP_Coverage.md is generated from it (a test keeps the two equal), so a claim cannot
+ * drift from the code. The `Record` over `keyof Capabilities` makes the compiler insist that every
+ * capability is listed.
+ */
+import type { DebugProtocol } from '@vscode/debugprotocol';
+
+type Capabilities = Required<DebugProtocol.Capabilities>;
+
+interface Entry<K extends keyof Capabilities> {
+  readonly value: Capabilities[K] | false;
+  readonly note: string;
+}
+
+type Table = { readonly [K in keyof Capabilities]: Entry<K> };
+
+export const EXCEPTION_FILTERS: DebugProtocol.ExceptionBreakpointsFilter[] = [
+  {
+    filter: 'uncaught',
+    label: 'Uncaught Errors',
+    description: 'Stop when an error is not caught by pcall/xpcall.',
+    default: true,
+  },
+  {
+    filter: 'caught',
+    label: 'Caught Errors',
+    description: 'Stop on errors that a pcall/xpcall will catch.',
+    default: false,
+  },
+];
+
+const RUNTIME_NOTE = 'needs our runtime; with upstream LuaPanda.lua';
+
+export const CAPABILITY_TABLE: Table = {
+  supportsConfigurationDoneRequest: {
+    value: true,
+    note: 'the program is held until configurationDone',
+  },
+  supportsFunctionBreakpoints: {
+    value: false,
+    note: 'Lua has no stable function names to break on',
+  },
+  supportsConditionalBreakpoints: {
+    value: true,
+    note: 'compiled when set; a bad one is unverified with the compiler message',
+  },
+  supportsHitConditionalBreakpoints: {
+    value: true,
+    note: `\`> N\`, \`>= N\`, \`== N\`, \`< N\`, \`<= N\`, \`% N\`, \`N\`; ${RUNTIME_NOTE} they stay unverified`,
+  },
+  supportsEvaluateForHovers: {
+    value: true,
+    note: 'hover and watch evaluate read-only; repl may assign',
+  },
+  exceptionBreakpointFilters: {
+    value: EXCEPTION_FILTERS,
+    note: `uncaught (default) and caught errors; ${RUNTIME_NOTE} no exception stops`,
+  },
+  supportsStepBack: { value: false, note: '' },
+  supportsSetVariable: {
+    value: true,
+    note: `locals, upvalues, globals; table fields ${RUNTIME_NOTE} refused`,
+  },
+  supportsRestartFrame: { value: false, note: '' },
+  supportsGotoTargetsRequest: { value: false, note: '' },
+  supportsStepInTargetsRequest: { value: false, note: '' },
+  supportsCompletionsRequest: { value: false, note: '' },
+  completionTriggerCharacters: { value: false, note: '' },
+  supportsModulesRequest: { value: false, note: '' },
+  additionalModuleColumns: { value: false, note: '' },
+  supportedChecksumAlgorithms: { value: false, note: '' },
+  supportsRestartRequest: {
+    value: false,
+    note: 'the client restarts by stopping and launching again',
+  },
+  supportsExceptionOptions: { value: false, note: 'filters only' },
+  supportsValueFormattingOptions: { value: false, note: '' },
+  supportsExceptionInfoRequest: { value: true, note: 'the Lua error message of an exception stop' },
+  supportTerminateDebuggee: {
+    value: true,
+    note: 'disconnect ends a launched program; attach detaches unless asked',
+  },
+  supportSuspendDebuggee: { value: false, note: '' },
+  supportsDelayedStackTraceLoading: { value: true, note: 'startFrame/levels' },
+  supportsLoadedSourcesRequest: { value: false, note: '' },
+  supportsLogPoints: {
+    value: true,
+    note: '`{expr}` interpolated by our runtime; upstream prints the text as is',
+  },
+  supportsTerminateThreadsRequest: { value: false, note: '' },
+  supportsSetExpression: { value: false, note: 'use setVariable or the REPL' },
+  supportsTerminateRequest: {
+    value: true,
+    note: 'launch: ends the program; attach: detaches and the game runs on',
+  },
+  supportsDataBreakpoints: { value: false, note: '' },
+  supportsReadMemoryRequest: { value: false, note: '' },
+  supportsWriteMemoryRequest: { value: false, note: '' },
+  supportsDisassembleRequest: { value: false, note: '' },
+  supportsCancelRequest: { value: false, note: 'every request is bounded by a timeout instead' },
+  supportsBreakpointLocationsRequest: { value: false, note: '' },
+  supportsClipboardContext: { value: true, note: 'evaluated like a watch' },
+  supportsSteppingGranularity: { value: false, note: 'lines only' },
+  supportsInstructionBreakpoints: { value: false, note: '' },
+  supportsExceptionFilterOptions: { value: false, note: '' },
+  supportsSingleThreadExecutionRequests: {
+    value: false,
+    note: 'coroutines stop and resume together',
+  },
+  supportsDataBreakpointBytes: { value: false, note: '' },
+  breakpointModes: { value: false, note: '' },
+  supportsANSIStyling: { value: false, note: '' },
+};
+
+/** The `initialize` response body: every supported capability with its value. */
+export function capabilities(): DebugProtocol.Capabilities {
+  const body: Record<string, unknown> = {};
+  for (const [key, entry] of Object.entries(CAPABILITY_TABLE)) {
+    if (entry.value !== false) body[key] = entry.value;
+  }
+  return body as DebugProtocol.Capabilities;
+}
+
+/** Docs/DAP_Coverage.md, generated from the table. */
+export function renderCoverage(): string {
+  const rows = Object.entries(CAPABILITY_TABLE).map(([key, entry]) => {
+    const supported = entry.value === false ? 'no' : 'yes';
+    return `| \`${key}\` | ${supported} | ${entry.note} |`;
+  });
+  return [
+    '# DAP capability coverage',
+    '',
+    'Every capability of the Debug Adapter Protocol and whether the `luapanda` adapter supports',
+    'it. Generated from `src/adapter/capabilities.ts` (a test checks that this file matches; run',
+    'the adapter tests with `UPDATE_GOLDEN=1` to regenerate it).',
+    '',
+    'Requests served: initialize, launch, attach, configurationDone, setBreakpoints,',
+    'setExceptionBreakpoints, threads, stackTrace, scopes, variables (with paging), evaluate (watch,',
+    'hover, repl, clipboard), setVariable, continue, next, stepIn, stepOut, pause, exceptionInfo,',
+    'disconnect, terminate.',
+    '',
+    '| capability | supported | notes |',
+    '| --- | --- | --- |',
+    ...rows,
+    '',
+  ].join('\n');
+}

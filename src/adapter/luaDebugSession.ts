@@ -1,0 +1,436 @@
+/**
+ * The DAP debug adapter for type `luapanda`: a thin translation between DAP requests/events and
+ * the `LuaSession` model, which holds all session state. It runs out of process (stdio or a
+ * socket, see src/cli/dap.ts) and in process (`handleMessage`/`onDidSendMessage`, as VS Code's
+ * inline adapter and the MCP tools use it). It never calls `process.exit` itself in those modes.
+ */
+import {
+  ContinuedEvent,
+  Event,
+  ExitedEvent,
+  InitializedEvent,
+  LoggingDebugSession,
+  Logger,
+  logger,
+  OutputEvent,
+  Scope,
+  TerminatedEvent,
+  Thread,
+  BreakpointEvent,
+} from '@vscode/debugadapter';
+import type { DebugProtocol } from '@vscode/debugprotocol';
+import * as path from 'node:path';
+import {
+  EvaluateContext,
+  ExceptionFilter,
+  LuaSession,
+  SessionError,
+  SessionSettings,
+  dialConnector,
+  launchConnector,
+  listenConnector,
+  scanLuaFiles,
+  toSessionError,
+} from '../session';
+import { capabilities } from './capabilities';
+import {
+  ATTACH_CONNECT_TIMEOUT_S,
+  AttachArguments,
+  DEFAULT_ATTACH_PORT,
+  DEFAULT_INTERPRETERS,
+  LAUNCH_CONNECT_TIMEOUT_S,
+  LaunchArguments,
+  attachArgumentsSchema,
+  launchArgumentsSchema,
+  parseArguments,
+  toSessionSettings,
+} from './launchConfig';
+import { findRuntimeDir } from './runtimeLocation';
+import { dapBreakpoint, dapVariable, outputCategory, stackFrame, stoppedEvent } from './translate';
+
+/**
+ * The library's logger queues every message until `setup` is called, in process forever; we do
+ * not use its trace log, so it is set up to log nothing (after each `init`, which `start` does).
+ */
+const { LogLevel } = Logger;
+
+function silenceLogger(): void {
+  logger.init(() => undefined, undefined, false);
+  logger.setup(LogLevel.Stop, false);
+}
+
+/** How long launch/attach wait for the client's configurationDone before going on. */
+const CONFIGURATION_DONE_TIMEOUT_MS = 10_000;
+
+export interface LuaDebugSessionOptions {
+  /** Called with each Lua session this adapter creates (the MCP tools use it to read output). */
+  readonly onSession?: (session: LuaSession) => void;
+}
+
+export class LuaDebugSession extends LoggingDebugSession {
+  private session: LuaSession | undefined;
+  private configurationDone!: () => void;
+  private readonly configured = new Promise<void>((resolve) => (this.configurationDone = resolve));
+
+  constructor(private readonly options: LuaDebugSessionOptions = {}) {
+    super();
+    this.setDebuggerLinesStartAt1(true);
+    this.setDebuggerColumnsStartAt1(true);
+    silenceLogger();
+  }
+
+  override start(inStream: NodeJS.ReadableStream, outStream: NodeJS.WritableStream): void {
+    super.start(inStream, outStream);
+    silenceLogger();
+  }
+
+  /** The Lua session behind this adapter, once launch/attach created it. */
+  get luaSession(): LuaSession | undefined {
+    return this.session;
+  }
+
+  protected override initializeRequest(response: DebugProtocol.InitializeResponse): void {
+    response.body = capabilities();
+    this.sendResponse(response);
+  }
+
+  protected override configurationDoneRequest(
+    response: DebugProtocol.ConfigurationDoneResponse,
+  ): void {
+    this.configurationDone();
+    this.sendResponse(response);
+  }
+
+  protected override async launchRequest(
+    response: DebugProtocol.LaunchResponse,
+    raw: DebugProtocol.LaunchRequestArguments,
+  ): Promise<void> {
+    await this.respond(response, async () => {
+      const args: LaunchArguments = parseArguments(launchArgumentsSchema, raw);
+      const session = this.createSession(toSessionSettings(args));
+      await this.waitForConfiguration();
+      const cwd = session.settings.cwd;
+      const connector = await launchConnector({
+        program: path.resolve(cwd, args.program),
+        args: args.args ?? [],
+        cwd,
+        env: args.env ?? {},
+        interpreters: args.luaPath ? [args.luaPath] : DEFAULT_INTERPRETERS,
+        runtimeDir: findRuntimeDir(args.runtimePath),
+        packagePath: args.packagePath,
+        requestTimeoutMs: session.settings.requestTimeoutMs,
+        noDebug: args.noDebug,
+      });
+      await session.start(connector, {
+        noDebug: args.noDebug,
+        connectTimeoutMs: (args.connectionTimeout ?? LAUNCH_CONNECT_TIMEOUT_S) * 1000,
+      });
+    });
+  }
+
+  protected override async attachRequest(
+    response: DebugProtocol.AttachResponse,
+    raw: DebugProtocol.AttachRequestArguments,
+  ): Promise<void> {
+    await this.respond(response, async () => {
+      const args: AttachArguments = parseArguments(attachArgumentsSchema, raw);
+      const session = this.createSession(toSessionSettings(args));
+      await this.waitForConfiguration();
+      const port = args.connectionPort ?? DEFAULT_ATTACH_PORT;
+      const requestTimeoutMs = session.settings.requestTimeoutMs;
+      const connector = args.VSCodeAsClient
+        ? dialConnector({ host: args.connectionIP ?? '127.0.0.1', port, requestTimeoutMs })
+        : await listenConnector({ port, requestTimeoutMs });
+      this.sendEvent(
+        new OutputEvent(
+          args.VSCodeAsClient
+            ? `Connecting to a Lua program at ${connector.endpoint}…\n`
+            : `Waiting for a Lua program to call require("LuaPanda").start("<this machine>", ${port})…\n`,
+          'console',
+        ),
+      );
+      await session.start(connector, {
+        connectTimeoutMs: (args.connectionTimeout ?? ATTACH_CONNECT_TIMEOUT_S) * 1000,
+      });
+    });
+  }
+
+  protected override async setBreakPointsRequest(
+    response: DebugProtocol.SetBreakpointsResponse,
+    args: DebugProtocol.SetBreakpointsArguments,
+  ): Promise<void> {
+    await this.respond(response, async () => {
+      const file = args.source.path;
+      if (file === undefined)
+        throw new SessionError('not-supported', 'Breakpoints need a source file path.');
+      const specs = (args.breakpoints ?? []).map((bp) => ({
+        line: this.convertClientLineToDebugger(bp.line),
+        condition: bp.condition,
+        hitCondition: bp.hitCondition,
+        logMessage: bp.logMessage,
+      }));
+      const list = await this.requireSession().setBreakpoints(file, specs);
+      response.body = { breakpoints: list.map(dapBreakpoint) };
+    });
+  }
+
+  protected override async setExceptionBreakPointsRequest(
+    response: DebugProtocol.SetExceptionBreakpointsResponse,
+    args: DebugProtocol.SetExceptionBreakpointsArguments,
+  ): Promise<void> {
+    await this.respond(response, async () => {
+      const filters = args.filters.filter(
+        (f): f is ExceptionFilter => f === 'uncaught' || f === 'caught',
+      );
+      await this.requireSession().setExceptionFilters(filters);
+    });
+  }
+
+  protected override threadsRequest(response: DebugProtocol.ThreadsResponse): void {
+    const threads = this.session?.threads() ?? [{ id: 1, name: 'main' }];
+    response.body = { threads: threads.map((t) => new Thread(t.id, t.name)) };
+    this.sendResponse(response);
+  }
+
+  protected override async stackTraceRequest(
+    response: DebugProtocol.StackTraceResponse,
+    args: DebugProtocol.StackTraceArguments,
+  ): Promise<void> {
+    await this.respond(response, async () => {
+      const { frames, total } = this.requireSession().stackTrace(
+        args.threadId,
+        args.startFrame ?? 0,
+        args.levels,
+      );
+      response.body = { stackFrames: frames.map(stackFrame), totalFrames: total };
+    });
+  }
+
+  protected override async scopesRequest(
+    response: DebugProtocol.ScopesResponse,
+    args: DebugProtocol.ScopesArguments,
+  ): Promise<void> {
+    await this.respond(response, async () => {
+      const scopes = this.requireSession().scopes(args.frameId);
+      response.body = {
+        scopes: scopes.map((s) => {
+          const scope = new Scope(s.name, s.variablesReference, s.expensive) as DebugProtocol.Scope;
+          if (s.kind === 'locals') scope.presentationHint = 'locals';
+          return scope;
+        }),
+      };
+    });
+  }
+
+  protected override async variablesRequest(
+    response: DebugProtocol.VariablesResponse,
+    args: DebugProtocol.VariablesArguments,
+  ): Promise<void> {
+    await this.respond(response, async () => {
+      // Paged values are offered as index ranges only (see PAGED_CHILDREN): no separate named part.
+      if (args.filter === 'named') {
+        response.body = { variables: [] };
+        return;
+      }
+      const variables = await this.requireSession().getVariables(args.variablesReference, {
+        start: args.start,
+        count: args.count !== undefined && args.count > 0 ? args.count : undefined,
+      });
+      response.body = { variables: variables.map(dapVariable) };
+    });
+  }
+
+  protected override async evaluateRequest(
+    response: DebugProtocol.EvaluateResponse,
+    args: DebugProtocol.EvaluateArguments,
+  ): Promise<void> {
+    await this.respond(response, async () => {
+      const context = (['watch', 'hover', 'repl', 'clipboard'] as const).find(
+        (c) => c === args.context,
+      );
+      const result = await this.requireSession().evaluate(
+        args.expression,
+        args.frameId,
+        (context ?? 'repl') as EvaluateContext,
+      );
+      const body: DebugProtocol.EvaluateResponse['body'] = {
+        result: result.value,
+        type: result.type,
+        variablesReference: result.variablesReference,
+      };
+      if (result.childCount !== undefined && result.childCount > 100)
+        body.indexedVariables = result.childCount;
+      response.body = body;
+    });
+  }
+
+  protected override async setVariableRequest(
+    response: DebugProtocol.SetVariableResponse,
+    args: DebugProtocol.SetVariableArguments,
+  ): Promise<void> {
+    await this.respond(response, async () => {
+      const result = await this.requireSession().setVariable(
+        args.variablesReference,
+        args.name,
+        args.value,
+      );
+      response.body = {
+        value: result.value,
+        type: result.type,
+        variablesReference: result.variablesReference,
+      };
+    });
+  }
+
+  protected override async continueRequest(
+    response: DebugProtocol.ContinueResponse,
+    args: DebugProtocol.ContinueArguments,
+  ): Promise<void> {
+    await this.respond(response, async () => {
+      await this.requireSession().continue(args.threadId);
+      response.body = { allThreadsContinued: true };
+    });
+  }
+
+  protected override async nextRequest(
+    response: DebugProtocol.NextResponse,
+    args: DebugProtocol.NextArguments,
+  ): Promise<void> {
+    await this.respond(response, () => this.requireSession().stepOver(args.threadId));
+  }
+
+  protected override async stepInRequest(
+    response: DebugProtocol.StepInResponse,
+    args: DebugProtocol.StepInArguments,
+  ): Promise<void> {
+    await this.respond(response, () => this.requireSession().stepIn(args.threadId));
+  }
+
+  protected override async stepOutRequest(
+    response: DebugProtocol.StepOutResponse,
+    args: DebugProtocol.StepOutArguments,
+  ): Promise<void> {
+    await this.respond(response, () => this.requireSession().stepOut(args.threadId));
+  }
+
+  protected override async pauseRequest(response: DebugProtocol.PauseResponse): Promise<void> {
+    await this.respond(response, () => this.requireSession().pause());
+  }
+
+  protected override async exceptionInfoRequest(
+    response: DebugProtocol.ExceptionInfoResponse,
+  ): Promise<void> {
+    await this.respond(response, async () => {
+      const stop = this.requireSession().stop;
+      if (stop?.reason !== 'exception') {
+        throw new SessionError('not-stopped', 'The program is not stopped on an exception.');
+      }
+      response.body = {
+        exceptionId: 'Lua error',
+        description: stop.exceptionText,
+        breakMode: stop.uncaught === false ? 'always' : 'unhandled',
+        details: { message: stop.exceptionText },
+      };
+    });
+  }
+
+  protected override async disconnectRequest(
+    response: DebugProtocol.DisconnectResponse,
+    args: DebugProtocol.DisconnectArguments,
+  ): Promise<void> {
+    await this.respond(response, async () => {
+      await this.session?.stopSession({ terminateDebuggee: args?.terminateDebuggee });
+    });
+  }
+
+  protected override async terminateRequest(
+    response: DebugProtocol.TerminateResponse,
+  ): Promise<void> {
+    await this.respond(response, async () => {
+      await this.session?.stopSession();
+    });
+  }
+
+  /** The DAP link is gone: a launched program must not outlive it. */
+  override shutdown(): void {
+    void this.session?.stopSession();
+    super.shutdown();
+  }
+
+  // ---------------------------------------------------------------------------------------------
+
+  private createSession(settings: SessionSettings): LuaSession {
+    if (this.session) {
+      throw new SessionError(
+        'invalid-state',
+        'This debug adapter already runs a session; start a new one.',
+      );
+    }
+    const session = new LuaSession(settings, scanLuaFiles(settings.cwd, settings.luaFileExtension));
+    this.session = session;
+    this.subscribe(session);
+    this.options.onSession?.(session);
+    // Now the client may send breakpoints and configurationDone.
+    this.sendEvent(new InitializedEvent());
+    return session;
+  }
+
+  private subscribe(session: LuaSession): void {
+    session.on('stopped', (stop) => this.sendEvent(stoppedEvent(stop)));
+    session.on('continued', (c) =>
+      this.sendEvent(new ContinuedEvent(c.threadId, c.allThreadsContinued)),
+    );
+    session.on('output', (entry) =>
+      this.sendEvent(new OutputEvent(entry.text, outputCategory(entry.category))),
+    );
+    session.on('breakpoints', (list) => {
+      for (const bp of list) this.sendEvent(new BreakpointEvent('changed', dapBreakpoint(bp)));
+    });
+    session.on('process', (p) =>
+      this.sendEvent(
+        new Event('process', {
+          name: p.name,
+          systemProcessId: p.pid,
+          isLocalProcess: true,
+          startMethod: 'launch',
+        }),
+      ),
+    );
+    session.on('exited', (e) => this.sendEvent(new ExitedEvent(e.exitCode)));
+    session.on('terminated', (t) => {
+      if (t.error) this.sendEvent(new OutputEvent(`${t.error.message}\n`, 'important'));
+      this.sendEvent(new TerminatedEvent());
+    });
+  }
+
+  private async waitForConfiguration(): Promise<void> {
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([
+      this.configured,
+      new Promise<void>((resolve) => (timer = setTimeout(resolve, CONFIGURATION_DONE_TIMEOUT_MS))),
+    ]);
+    clearTimeout(timer);
+  }
+
+  private requireSession(): LuaSession {
+    if (!this.session) {
+      throw new SessionError('not-active', 'No Lua session: launch or attach first.');
+    }
+    return this.session;
+  }
+
+  /** Runs a request handler; a failure becomes an error response with the session error's id. */
+  private async respond<R extends DebugProtocol.Response>(
+    response: R,
+    handler: () => Promise<void> | void,
+  ): Promise<void> {
+    try {
+      await handler();
+      this.sendResponse(response);
+    } catch (error) {
+      const failure =
+        error instanceof SessionError ? error : toSessionError(error, 'invalid-configuration');
+      this.sendErrorResponse(response, { id: failure.id, format: failure.message, showUser: true });
+    }
+  }
+}

@@ -1,0 +1,75 @@
+/**
+ * Pure conversions from the session model's shapes to DAP's: stops, frames, breakpoints,
+ * variables and output categories. No state lives here.
+ */
+import {
+  Breakpoint as DapBreakpoint,
+  Source,
+  StackFrame,
+  StoppedEvent,
+} from '@vscode/debugadapter';
+import type { DebugProtocol } from '@vscode/debugprotocol';
+import * as path from 'node:path';
+import type { Breakpoint, Frame, OutputCategory, StopInfo, Variable } from '../session';
+
+/** Above this many children a value is offered to the client in index ranges (paging). */
+export const PAGED_CHILDREN = 100;
+
+export function stoppedEvent(stop: StopInfo): DebugProtocol.StoppedEvent {
+  const event = new StoppedEvent(
+    stop.reason,
+    stop.threadId,
+    stop.exceptionText,
+  ) as DebugProtocol.StoppedEvent;
+  event.body.description = stop.description;
+  event.body.allThreadsStopped = true;
+  if (stop.hitBreakpointIds.length > 0) event.body.hitBreakpointIds = [...stop.hitBreakpointIds];
+  return event;
+}
+
+export function sourceOf(frame: Frame): Source {
+  if (frame.path !== undefined)
+    return new Source(path.basename(frame.path.replace(/\\/g, '/')), frame.path);
+  // A chunk that maps to no file: shown by name, not loadable.
+  const source = new Source(frame.chunk) as DebugProtocol.Source;
+  source.presentationHint = 'deemphasize';
+  return source as Source;
+}
+
+export function stackFrame(frame: Frame): StackFrame {
+  return new StackFrame(frame.id, frame.name, sourceOf(frame), frame.line, 1);
+}
+
+export function dapBreakpoint(bp: Breakpoint): DebugProtocol.Breakpoint {
+  const out = new DapBreakpoint(bp.verified, bp.line) as DebugProtocol.Breakpoint;
+  out.id = bp.id;
+  out.source = new Source(path.basename(bp.path.replace(/\\/g, '/')), bp.path);
+  if (bp.message !== undefined) out.message = bp.message;
+  return out;
+}
+
+export function dapVariable(variable: Variable): DebugProtocol.Variable {
+  const out: DebugProtocol.Variable = {
+    name: variable.name,
+    value: variable.value,
+    type: variable.type,
+    variablesReference: variable.variablesReference,
+  };
+  if (variable.evaluateName !== undefined) out.evaluateName = variable.evaluateName;
+  if (variable.childCount !== undefined && variable.childCount > PAGED_CHILDREN) {
+    out.indexedVariables = variable.childCount;
+  }
+  return out;
+}
+
+const CATEGORIES: Record<OutputCategory, string> = {
+  stdout: 'stdout',
+  stderr: 'stderr',
+  console: 'console',
+  log: 'console',
+  important: 'important',
+};
+
+export function outputCategory(category: OutputCategory): string {
+  return CATEGORIES[category];
+}

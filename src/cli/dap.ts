@@ -1,0 +1,49 @@
+#!/usr/bin/env node
+/**
+ * `luapanda-dap`: the `luapanda` debug adapter as a standalone program. With no argument it
+ * speaks DAP on stdin/stdout (one session); with `--server=PORT` it listens on 127.0.0.1:PORT
+ * and runs one session per connection (handy for debugging the adapter itself). Programs it
+ * launched are ended when it exits.
+ */
+import * as net from 'node:net';
+import { LuaDebugSession } from '../adapter';
+import { killAllDebuggees } from '../session';
+
+function serverPort(argv: string[]): number | undefined {
+  const arg = argv.find((a) => a.startsWith('--server='));
+  if (arg === undefined) return undefined;
+  const port = Number(arg.slice('--server='.length));
+  if (!Number.isInteger(port) || port < 0 || port > 65535) {
+    console.error(`luapanda-dap: invalid port in ${arg}`);
+    process.exit(2);
+  }
+  return port;
+}
+
+function main(): void {
+  process.on('exit', killAllDebuggees);
+  for (const signal of ['SIGTERM', 'SIGINT', 'SIGHUP'] as const) {
+    process.on(signal, () => process.exit(0));
+  }
+  const port = serverPort(process.argv.slice(2));
+  if (port === undefined) {
+    const session = new LuaDebugSession();
+    process.stdin.on('end', () => session.shutdown());
+    session.start(process.stdin, process.stdout);
+    return;
+  }
+  const server = net.createServer((socket) => {
+    socket.on('error', () => undefined);
+    const session = new LuaDebugSession();
+    session.setRunAsServer(true);
+    socket.on('close', () => session.shutdown());
+    session.start(socket, socket);
+  });
+  server.listen(port, '127.0.0.1', () => {
+    const address = server.address();
+    const bound = typeof address === 'object' && address ? address.port : port;
+    console.error(`luapanda-dap: listening on 127.0.0.1:${bound}`);
+  });
+}
+
+main();

@@ -1,0 +1,182 @@
+/**
+ * A Lua program started by the debugger: the interpreter is spawned directly (no shell, so it
+ * works the same on Windows) with `-e` code that preloads the bundled runtime and connects it
+ * back to us, so the user's files are never edited. Output is streamed as it comes; the program
+ * is checked for syntax errors before it connects, so such an error is reported as one.
+ */
+import { ChildProcess, spawn } from 'node:child_process';
+import { EventEmitter } from 'node:events';
+import * as path from 'node:path';
+import { SessionError } from './errors';
+import type { OutputCategory } from './types';
+
+export interface DebuggeeSpec {
+  /** The Lua file to run. */
+  readonly program: string;
+  readonly args: readonly string[];
+  readonly cwd: string;
+  /** Variables added to (string) or removed from (null) the environment. */
+  readonly env: Readonly<Record<string, string | null>>;
+  /** Interpreters to try in order (the first that exists is used). */
+  readonly interpreters: readonly string[];
+  /** The folder of the runtime's `LuaPanda.lua`. */
+  readonly runtimeDir: string;
+  /** Extra `package.path` entries, searched after the runtime's folder. */
+  readonly packagePath?: readonly string[];
+  readonly port: number;
+  /** Run the program without the debugger (no runtime, no connection). */
+  readonly noDebug?: boolean;
+}
+
+export interface DebuggeeEvents {
+  output: [OutputCategory, string];
+  exit: [{ readonly code: number | null; readonly signal: NodeJS.Signals | null }];
+}
+
+/** Marks the stderr line that reports a syntax error found by the preload check. */
+export const SYNTAX_ERROR_MARKER = '[luapanda] syntax error: ';
+const STDERR_TAIL = 4000;
+
+/** Every program started and not yet ended, so a dying host can take them along. */
+const live = new Set<ChildProcess>();
+
+/** Ends every program this process started (synchronous: safe in an 'exit' handler). */
+export function killAllDebuggees(): void {
+  for (const child of live) child.kill('SIGKILL');
+}
+
+export class DebuggeeProcess extends EventEmitter<DebuggeeEvents> {
+  private stderrText = '';
+  private exitInfo: { code: number | null; signal: NodeJS.Signals | null } | undefined;
+
+  private constructor(
+    private readonly child: ChildProcess,
+    readonly interpreter: string,
+  ) {
+    super();
+    child.stdout
+      ?.setEncoding('utf8')
+      .on('data', (text: string) => this.emit('output', 'stdout', text));
+    child.stderr?.setEncoding('utf8').on('data', (text: string) => {
+      this.stderrText = (this.stderrText + text).slice(-STDERR_TAIL);
+      this.emit('output', 'stderr', text);
+    });
+    live.add(child);
+    child.once('close', (code, signal) => {
+      live.delete(child);
+      this.exitInfo = { code, signal };
+      this.emit('exit', this.exitInfo);
+    });
+  }
+
+  /** Starts the program with the first interpreter that exists. */
+  static async start(spec: DebuggeeSpec): Promise<DebuggeeProcess> {
+    const env: NodeJS.ProcessEnv = { ...process.env };
+    for (const [key, value] of Object.entries(spec.env)) {
+      if (value === null) delete env[key];
+      else env[key] = value;
+    }
+    const argv = ['-e', preloadCode(spec)];
+    for (const interpreter of spec.interpreters) {
+      const child = spawn(interpreter, argv, {
+        cwd: spec.cwd,
+        env,
+        stdio: ['ignore', 'pipe', 'pipe'],
+        windowsHide: true,
+      });
+      const started = await new Promise<NodeJS.ErrnoException | undefined>((resolve) => {
+        child.once('spawn', () => resolve(undefined));
+        child.once('error', (error) => resolve(error));
+      });
+      if (!started) return new DebuggeeProcess(child, interpreter);
+      if (started.code !== 'ENOENT') {
+        throw new SessionError(
+          'program-failed',
+          `Could not start ${interpreter}: ${started.message}`,
+        );
+      }
+    }
+    throw new SessionError(
+      'interpreter-not-found',
+      `No Lua interpreter found (tried ${spec.interpreters.join(', ')}). Install Lua, or set ` +
+        '"luaPath" in the launch configuration to the interpreter to use.',
+    );
+  }
+
+  get pid(): number {
+    return this.child.pid ?? 0;
+  }
+
+  get exited(): boolean {
+    return this.exitInfo !== undefined;
+  }
+
+  get exitCode(): number | null {
+    return this.exitInfo?.code ?? null;
+  }
+
+  /** The end of what the program wrote to stderr. */
+  get stderrTail(): string {
+    return this.stderrText;
+  }
+
+  /** The syntax error the preload check reported, if that is why the program ended. */
+  get syntaxError(): string | undefined {
+    const at = this.stderrText.indexOf(SYNTAX_ERROR_MARKER);
+    if (at < 0) return undefined;
+    return this.stderrText.slice(at + SYNTAX_ERROR_MARKER.length).split(/\r?\n/)[0];
+  }
+
+  /** Ends the program (and resolves once it is gone, bounded). */
+  async kill(): Promise<void> {
+    if (this.exitInfo) return;
+    const gone = new Promise<void>((resolve) => this.once('exit', () => resolve()));
+    this.child.kill('SIGKILL');
+    await Promise.race([gone, new Promise((resolve) => setTimeout(resolve, 3000).unref())]);
+  }
+}
+
+/** A Lua string literal for any text (bytes above 127 pass through; Lua strings are bytes). */
+export function luaString(text: string): string {
+  let body = '';
+  for (const c of text) {
+    const code = c.charCodeAt(0);
+    if (c === '\\' || c === '"') body += `\\${c}`;
+    else if (code < 32 || code === 127) body += `\\${String(code).padStart(3, '0')}`;
+    else body += c;
+  }
+  return `"${body}"`;
+}
+
+/**
+ * The `-e` code that runs the program: make the runtime findable, unbuffer stdout (so output
+ * arrives as it is printed), refuse a program that does not compile, connect, then run the
+ * program through the runtime's `runFile` (so uncaught errors stop with the stack intact) as a
+ * tail call, which leaves no frame of this code on the program's stack. A runtime without
+ * `runFile` (upstream's) gets the chunk called directly, with `arg` set as `lua` sets it.
+ */
+export function preloadCode(spec: DebuggeeSpec): string {
+  const program = luaString(spec.program);
+  const args = spec.args.map(luaString);
+  const setup = [
+    `package.path = ${luaString(
+      [
+        ...(spec.noDebug ? [] : [path.join(spec.runtimeDir, '?.lua')]),
+        ...(spec.packagePath ?? []),
+        '',
+      ].join(';'),
+    )} .. package.path`,
+    'io.stdout:setvbuf("no")',
+    `local chunk, err = loadfile(${program})`,
+    `if not chunk then io.stderr:write(${luaString(SYNTAX_ERROR_MARKER)}, tostring(err), "\\n") os.exit(3) end`,
+    `arg = { [0] = ${program}${args.map((a) => `, ${a}`).join('')} }`,
+  ];
+  if (spec.noDebug) return [...setup, `return chunk(${args.join(', ')})`].join('\n');
+  return [
+    ...setup,
+    'local LuaPanda = require("LuaPanda")',
+    `LuaPanda.start("127.0.0.1", ${spec.port})`,
+    `if LuaPanda.runFile then return LuaPanda.runFile(${[program, ...args].join(', ')}) end`,
+    `return chunk(${args.join(', ')})`,
+  ].join('\n');
+}

@@ -1,0 +1,649 @@
+/**
+ * `LuaSession`: the one model of a debug session. It owns the state machine, the breakpoint set,
+ * the current stop, variable handles and program output, and emits a typed event for every
+ * change. It knows the LuaPanda protocol (through `src/protocol`) and nothing of DAP, MCP or
+ * VS Code: the DAP adapter and the MCP tools are views of it and drive it through its methods,
+ * each of which returns a promise bounded by a timeout and fails with a coded `SessionError`.
+ */
+import { randomUUID } from 'node:crypto';
+import { EventEmitter } from 'node:events';
+import {
+  IdeCommand,
+  IdeRequestInfo,
+  LuaNotification,
+  ReplyInfo,
+  RequestCommand,
+  initSuccessInfo,
+} from '../protocol';
+import { Breakpoint, BreakpointSpec, BreakpointStore } from './breakpoints';
+import type { Connector } from './connectors';
+import { SessionError, toSessionError } from './errors';
+import { HandleTable } from './handles';
+import { OutputLog } from './outputLog';
+import { SourceMapper } from './paths';
+import { SessionState, StateMachine } from './state';
+import { ThreadRegistry, buildStop } from './stopSnapshot';
+import type {
+  EvaluateResult,
+  Frame,
+  LuaSessionEvents,
+  OutputCategory,
+  OutputEntry,
+  Scope,
+  SessionConnection,
+  SessionSettings,
+  StopInfo,
+  Thread,
+} from './types';
+import { Page, VariableStore } from './variables';
+
+export type ExceptionFilter = 'uncaught' | 'caught';
+export type EvaluateContext = 'watch' | 'hover' | 'repl' | 'clipboard';
+type ResumeCommand = 'continue' | 'stopOnStep' | 'stopOnStepIn' | 'stopOnStepOut';
+
+/** How long a dropped link waits for the launched program to exit, to report its exit code. */
+const EXIT_GRACE_MS = 2_000;
+/** How long a detach waits for the Lua side to acknowledge `stopRun`. */
+const DETACH_TIMEOUT_MS = 2_000;
+
+export interface StartOptions {
+  /** Bound on the wait for the program to connect; undefined waits until stopped. */
+  readonly connectTimeoutMs?: number;
+  /** The program runs without the debugger: no connection is awaited, output is still kept. */
+  readonly noDebug?: boolean;
+}
+
+export class LuaSession extends EventEmitter<LuaSessionEvents> {
+  readonly id = randomUUID();
+  private readonly machine = new StateMachine((change) => this.emit('state', change));
+  private readonly store: BreakpointStore;
+  private readonly mapper: SourceMapper;
+  private readonly frameHandles = new HandleTable<Frame>();
+  private readonly threadRegistry = new ThreadRegistry();
+  private readonly variables = new VariableStore();
+  private readonly outputLog = new OutputLog((entry) => this.emit('output', entry));
+  private connector: Connector | undefined;
+  private connection: SessionConnection | undefined;
+  private features = new Set<string>();
+  private runtimeName = '';
+  private currentStop: StopInfo | undefined;
+  private exceptionFilters: ExceptionFilter[] = ['uncaught'];
+  private pauseEmulated = false;
+  private ending: Promise<void> | undefined;
+  private finishing: Promise<void> | undefined;
+  /** The connection whose handshake completed; a link lost before that is the start's concern. */
+  private handshaken: SessionConnection | undefined;
+
+  constructor(
+    readonly settings: SessionSettings,
+    workspaceFiles: Iterable<string> = [],
+  ) {
+    super();
+    this.store = new BreakpointStore(settings.pathCaseSensitivity);
+    this.mapper = new SourceMapper(
+      {
+        cwd: settings.cwd,
+        caseSensitive: settings.pathCaseSensitivity,
+        luaFileExtension: settings.luaFileExtension,
+        docPathReplace: settings.docPathReplace,
+      },
+      workspaceFiles,
+    );
+  }
+
+  // ---------------------------------------------------------------------------------------------
+  // What consumers read
+
+  get state(): SessionState {
+    return this.machine.state;
+  }
+
+  /** The current stop, while the program is stopped. */
+  get stop(): StopInfo | undefined {
+    return this.machine.is('Stopped') ? this.currentStop : undefined;
+  }
+
+  /** Features the connected runtime announced (empty for upstream's LuaPanda.lua). */
+  get runtimeFeatures(): ReadonlySet<string> {
+    return this.features;
+  }
+
+  get runtime(): string {
+    return this.runtimeName;
+  }
+
+  get mode(): 'launch' | 'attach' | undefined {
+    return this.connector?.mode;
+  }
+
+  get processId(): number | undefined {
+    return this.connector?.process?.pid;
+  }
+
+  get breakpoints(): Breakpoint[] {
+    return this.store.all();
+  }
+
+  /** Output since `cursor` (the `seq` after the last entry read). */
+  output(cursor = 0): { entries: OutputEntry[]; next: number } {
+    return this.outputLog.since(cursor);
+  }
+
+  threads(): Thread[] {
+    return this.threadRegistry.list(this.currentStop?.frames ?? []);
+  }
+
+  // ---------------------------------------------------------------------------------------------
+  // Configuration: allowed in every state but Terminated; sent at once when connected.
+
+  /** Replaces the breakpoints of one file; resolves with them once the Lua side has answered. */
+  async setBreakpoints(path: string, specs: readonly BreakpointSpec[]): Promise<Breakpoint[]> {
+    this.mapper.addFile(path);
+    const list = this.store.setFile(path, specs);
+    if (!this.isConnected()) return list;
+    await this.sendBreakpoints(path);
+    return this.store.forFile(path);
+  }
+
+  async setExceptionFilters(filters: readonly ExceptionFilter[]): Promise<void> {
+    this.exceptionFilters = [...filters];
+    if (this.isConnected() && this.features.has('exceptions')) {
+      await this.request('setExceptionBreakpoints', { filters: this.exceptionFilters });
+    }
+  }
+
+  // ---------------------------------------------------------------------------------------------
+  // Lifecycle
+
+  /** Connects through `connector` (Idle → Starting → Running or Stopped). */
+  async start(connector: Connector, options: StartOptions = {}): Promise<void> {
+    this.machine.transition('Starting', `waiting for the Lua program on ${connector.endpoint}`);
+    this.connector = connector;
+    connector.onNotice = (text) => this.addOutput('important', `${text}\n`);
+    const debuggee = connector.process;
+    if (debuggee) {
+      debuggee.on('output', (category, text) => this.addOutput(category, text));
+      debuggee.once('exit', ({ code }) => this.onProcessExit(code));
+      this.emit('process', { pid: debuggee.pid, name: debuggee.interpreter });
+    }
+    if (options.noDebug) {
+      this.machine.transition('Running', 'the program runs without debugging');
+      return;
+    }
+    const deadline =
+      options.connectTimeoutMs !== undefined ? Date.now() + options.connectTimeoutMs : undefined;
+    for (;;) {
+      let connection: SessionConnection | undefined;
+      try {
+        const remaining = deadline !== undefined ? Math.max(1, deadline - Date.now()) : undefined;
+        connection = await connector.nextConnection(remaining);
+        await this.adopt(connection);
+        return;
+      } catch (error) {
+        const failure = toSessionError(error, 'no-connection');
+        // A link that dies before the handshake is a failed attempt (a game that listens may
+        // close a connection it did not accept in time): try again while time remains.
+        const retry =
+          failure.code === 'handshake-failed' &&
+          connection?.closed === true &&
+          connector.canReconnect &&
+          (deadline === undefined || Date.now() < deadline) &&
+          this.machine.is('Starting');
+        if (retry) continue;
+        await this.finish(failure.message, failure);
+        throw failure;
+      }
+    }
+  }
+
+  /**
+   * Ends the session. A launched program is ended (unless `terminateDebuggee` is false); an
+   * attached one is detached and runs on.
+   */
+  stopSession(options: { terminateDebuggee?: boolean } = {}): Promise<void> {
+    if (this.ending) return this.ending;
+    if (this.finishing) return this.finishing;
+    if (this.machine.is('Idle')) {
+      this.ending = this.finish('The session was stopped before it started.');
+      return this.ending;
+    }
+    this.ending = this.terminate(options.terminateDebuggee ?? this.mode === 'launch');
+    return this.ending;
+  }
+
+  // ---------------------------------------------------------------------------------------------
+  // Execution control
+
+  continue(threadId?: number): Promise<void> {
+    return this.resume('continue', 'continue', threadId);
+  }
+
+  stepOver(threadId?: number): Promise<void> {
+    return this.resume('stopOnStep', 'step over', threadId);
+  }
+
+  stepIn(threadId?: number): Promise<void> {
+    return this.resume('stopOnStepIn', 'step in', threadId);
+  }
+
+  stepOut(threadId?: number): Promise<void> {
+    return this.resume('stopOnStepOut', 'step out', threadId);
+  }
+
+  /**
+   * Asks the running program to stop; the stop itself arrives as a `stopped` event. Upstream's
+   * runtime has no pause: a step-in sent while running does the same, at its next poll.
+   */
+  async pause(): Promise<void> {
+    this.require('Running', 'not-running', 'pause');
+    if (!this.connection) {
+      throw new SessionError('not-supported', 'The program runs without the debugger (noDebug).');
+    }
+    if (this.features.has('pause')) {
+      await this.request('pause', {});
+    } else {
+      this.pauseEmulated = true;
+      await this.request('stopOnStepIn', {});
+    }
+  }
+
+  // ---------------------------------------------------------------------------------------------
+  // Inspection (Stopped only)
+
+  stackTrace(
+    threadId: number,
+    startFrame = 0,
+    levels?: number,
+  ): { frames: Frame[]; total: number } {
+    const stop = this.requireStop('read the stack');
+    this.checkThread(threadId);
+    const first = stop.frames.findIndex((f) => f.threadId === threadId);
+    const frames = first < 0 ? [] : stop.frames.slice(first);
+    const end = levels !== undefined && levels > 0 ? startFrame + levels : undefined;
+    return { frames: frames.slice(startFrame, end), total: frames.length };
+  }
+
+  scopes(frameId: number): Scope[] {
+    this.requireStop('read scopes');
+    return this.variables.scopes(this.frame(frameId));
+  }
+
+  async getVariables(variablesReference: number, page: Page = {}) {
+    this.requireStop('read variables');
+    return this.variables.list(
+      variablesReference,
+      page,
+      async (info) => this.request('getVariable', info),
+      { paging: this.features.has('paging'), pagingLimit: this.settings.pagingLimit },
+    );
+  }
+
+  /** Evaluates `expression` in a frame (default: the top one). `repl` may change state. */
+  async evaluate(
+    expression: string,
+    frameId?: number,
+    context: EvaluateContext = 'watch',
+  ): Promise<EvaluateResult> {
+    const stop = this.requireStop('evaluate');
+    const frame = frameId !== undefined ? this.frame(frameId) : stop.frames[0];
+    const stackId = String(frame?.luaIndex ?? 2);
+    const reply =
+      context === 'repl'
+        ? await this.request('runREPLExpression', { Expression: expression, stackId })
+        : await this.request('getWatchedVariable', { varName: expression, stackId });
+    if (context === 'repl') this.variables.forgetValues();
+    const result = reply[0];
+    if (!result) {
+      throw new SessionError('evaluate-failed', `"${expression}" has no value in this frame.`);
+    }
+    if (result.isSuccess === false) {
+      throw new SessionError(
+        'evaluate-failed',
+        `Could not evaluate "${expression}": ${result.value}`,
+      );
+    }
+    const variable = this.variables.wrap(result, stackId);
+    return {
+      value: variable.value,
+      type: variable.type,
+      variablesReference: variable.variablesReference,
+      childCount: variable.childCount,
+    };
+  }
+
+  /** Assigns `value` (Lua source: a literal or an expression) to `name` in a scope or table. */
+  async setVariable(
+    variablesReference: number,
+    name: string,
+    value: string,
+  ): Promise<EvaluateResult> {
+    this.requireStop('set a variable');
+    const container = this.variables.container(variablesReference);
+    if (container.kind === 'value' && !this.features.has('setField')) {
+      throw new SessionError(
+        'not-supported',
+        'This Lua runtime cannot assign table fields (upstream LuaPanda.lua would assign a ' +
+          'variable of the same name instead). Assign it from the debug console: t.field = value.',
+      );
+    }
+    const target = this.variables.luaTarget(container);
+    const reply = await this.request('setVariable', { ...target, varName: name, newValue: value });
+    this.variables.forgetValues();
+    if (!reply.success) {
+      throw new SessionError(
+        'set-variable-failed',
+        `Could not set ${name}: ${reply.tip ?? 'the Lua side refused the assignment'}.`,
+      );
+    }
+    const ref = reply.variablesReference ?? 0;
+    return {
+      value: reply.value ?? value,
+      type: reply.type ?? '',
+      variablesReference:
+        ref > 0
+          ? this.variables.wrap(
+              {
+                name,
+                value: reply.value ?? value,
+                type: reply.type ?? '',
+                variablesReference: ref,
+              },
+              target.stackId,
+            ).variablesReference
+          : 0,
+    };
+  }
+
+  /** Adds a line to the program output (used for the adapter's own messages too). */
+  addOutput(category: OutputCategory, text: string): void {
+    this.outputLog.add(category, text);
+  }
+
+  // ---------------------------------------------------------------------------------------------
+  // Internals
+
+  private isConnected(): boolean {
+    return this.connection !== undefined && !this.connection.closed;
+  }
+
+  private async adopt(connection: SessionConnection): Promise<void> {
+    this.connection = connection;
+    this.handshaken = undefined;
+    connection.on('notification', (n) => this.onNotification(connection, n));
+    connection.on('close', () => void this.onConnectionClosed(connection));
+    let reply: ReplyInfo<'initSuccess'>;
+    try {
+      reply = await this.request(
+        'initSuccess',
+        initSuccessInfo({
+          stopOnEntry: this.settings.stopOnEntry,
+          luaFileExtension: this.settings.luaFileExtension,
+          cwd: this.settings.cwd,
+          isNeedB64EncodeStr: this.settings.isNeedB64EncodeStr,
+          tempFilePath: this.settings.tempFilePath,
+          logLevel: this.settings.logLevel,
+          pathCaseSensitivity: this.settings.pathCaseSensitivity,
+          useCHook: this.settings.useCHook,
+          autoPathMode: this.settings.autoPathMode,
+          distinguishSameNameFile: this.settings.distinguishSameNameFile,
+          truncatedOPath: this.settings.truncatedOPath,
+          developmentMode: this.settings.developmentMode,
+          pagingLimit: this.settings.pagingLimit,
+          waitConfigurationDone: true,
+        }),
+      );
+    } catch (error) {
+      const cause = toSessionError(error);
+      throw new SessionError(
+        'handshake-failed',
+        `The Lua program connected but did not complete the LuaPanda handshake: ${cause.message}`,
+      );
+    }
+    this.handshaken = connection;
+    this.features = new Set(reply.features ?? []);
+    this.runtimeName = reply.runtime ?? `LuaPanda ${reply.debuggerVer ?? ''}`.trim();
+    this.emit('connected', { runtime: this.runtimeName, features: [...this.features] });
+    // Send everything at once: upstream reads one frame right after the handshake and the rest
+    // at its next poll, so waiting for each reply would let the first lines run unguarded.
+    const sends: Promise<unknown>[] = this.store.paths().map((path) => this.sendBreakpoints(path));
+    if (this.features.has('exceptions')) {
+      sends.push(this.request('setExceptionBreakpoints', { filters: this.exceptionFilters }));
+    }
+    if (this.features.has('configurationDone')) sends.push(this.request('configurationDone', {}));
+    await Promise.all(sends);
+    if (this.machine.is('Starting')) this.machine.transition('Running', 'the program runs');
+  }
+
+  /** Sends one file's breakpoints; a failure leaves them unverified with the reason. */
+  private async sendBreakpoints(path: string): Promise<void> {
+    const hitConditions = this.features.has('hitCondition');
+    const bks = this.store.wireList(path, hitConditions);
+    const wirePath = this.mapper.wirePath(path);
+    let changed: Breakpoint[];
+    try {
+      const reply = await this.request('setBreakPoint', { path: wirePath, bks });
+      const results = this.features.has('breakpointResults') ? reply.results : undefined;
+      changed = this.store.applyResults(path, hitConditions, results);
+    } catch (error) {
+      const cause = toSessionError(error);
+      changed = this.store
+        .markUnbound(`The Lua side did not confirm it: ${cause.message}`)
+        .filter((bp) => bp.path === path);
+    }
+    if (changed.length > 0) this.emit('breakpoints', changed);
+  }
+
+  private async request<C extends RequestCommand & IdeCommand>(
+    cmd: C,
+    info: IdeRequestInfo<C>,
+    timeoutMs = this.settings.requestTimeoutMs,
+  ): Promise<ReplyInfo<C>> {
+    const connection = this.connection;
+    if (!connection || connection.closed) {
+      throw new SessionError('connection-lost', 'No Lua program is connected.');
+    }
+    try {
+      return await connection.request(cmd, info, { timeoutMs });
+    } catch (error) {
+      throw toSessionError(error);
+    }
+  }
+
+  private async resume(cmd: ResumeCommand, verb: string, threadId?: number): Promise<void> {
+    this.requireStop(verb);
+    if (threadId !== undefined) this.checkThread(threadId);
+    const connection = this.connection;
+    // Leave Stopped before sending: the next stop may arrive in the same TCP read as the reply.
+    this.leaveStop(`${verb} requested`);
+    this.emit('continued', {
+      threadId: threadId ?? this.currentStop?.threadId ?? 1,
+      allThreadsContinued: true,
+    });
+    if (!connection) return;
+    await this.request(cmd, {});
+  }
+
+  private leaveStop(reason: string): void {
+    this.variables.invalidate();
+    this.frameHandles.invalidate();
+    this.currentStop = undefined;
+    if (this.machine.is('Stopped')) this.machine.transition('Running', reason);
+  }
+
+  private onNotification(connection: SessionConnection, notification: LuaNotification): void {
+    if (connection !== this.connection || this.machine.is('Terminating', 'Terminated')) return;
+    switch (notification.kind) {
+      case 'stop': {
+        if (this.skipSameNameHit(notification)) return;
+        this.variables.invalidate();
+        this.frameHandles.invalidate();
+        const stop = buildStop(notification, {
+          mapper: this.mapper,
+          frames: this.frameHandles,
+          threads: this.threadRegistry,
+          breakpoints: this.store,
+          pauseEmulated: this.pauseEmulated,
+        });
+        this.pauseEmulated = false;
+        this.currentStop = stop;
+        if (!this.machine.is('Stopped')) this.machine.transition('Stopped', stop.description);
+        this.emit('stopped', stop);
+        return;
+      }
+      case 'log':
+        this.addOutput(LOG_CATEGORIES[notification.cmd], ensureNewline(notification.text));
+        return;
+      case 'memory':
+        return;
+    }
+  }
+
+  /**
+   * A breakpoint stop in a file that has no breakpoint on that line, while a same-named file does,
+   * is the Lua side matching by file name: it is not shown, and the program goes on (upstream's
+   * "fake hit" continue, protocol doc 10.5, which also restores a step in progress).
+   */
+  private skipSameNameHit(stop: LuaNotification & { kind: 'stop' }): boolean {
+    const top = stop.stack[0];
+    if (stop.cmd !== 'stopOnBreakpoint' || !top) return false;
+    const path = this.mapper.resolve({ file: top.file, oPath: top.oPath });
+    if (path === undefined || !this.store.isSameNameMismatch(path, top.line)) return false;
+    this.request('continue', {
+      isFakeHit: 'true',
+      fakeBKPath: top.oPath ?? top.file,
+      fakeBKLine: String(top.line),
+    }).catch(() => undefined);
+    return true;
+  }
+
+  private async onConnectionClosed(connection: SessionConnection): Promise<void> {
+    if (connection !== this.connection || connection !== this.handshaken) return;
+    if (this.machine.is('Terminating', 'Terminated')) return;
+    this.connection = undefined;
+    this.leaveStop('the connection closed');
+    this.currentStop = undefined;
+    const unbound = this.store.markUnbound();
+    if (unbound.length > 0) this.emit('breakpoints', unbound);
+    const connector = this.connector;
+    const debuggee = connector?.process;
+    if (debuggee) {
+      // The program is probably ending: report its exit code rather than a lost link.
+      if (!debuggee.exited) {
+        const timer = setTimeout(() => {
+          void this.finish('The Lua program closed the debug connection.');
+        }, EXIT_GRACE_MS);
+        debuggee.once('exit', () => clearTimeout(timer));
+      }
+      return;
+    }
+    if (connector && connector.canReconnect && this.settings.autoReconnect) {
+      this.machine.transition('Starting', 'the link dropped; waiting for the game to reconnect');
+      this.addOutput(
+        'important',
+        `The Lua program disconnected; waiting for it on ${connector.endpoint}.\n`,
+      );
+      try {
+        await this.adopt(await connector.nextConnection());
+      } catch (error) {
+        const failure = toSessionError(error, 'connection-lost');
+        if (failure.code !== 'terminated') await this.finish(failure.message, failure);
+      }
+      return;
+    }
+    await this.finish('The Lua program closed the debug connection.');
+  }
+
+  private onProcessExit(code: number | null): void {
+    this.emit('exited', { exitCode: code ?? 1 });
+    if (this.machine.is('Terminating', 'Terminated')) return;
+    // Before any connection the start itself reports the exit (as a launch error).
+    if (this.machine.is('Starting') && this.runtimeName === '') return;
+    void this.finish(`The program exited with code ${code ?? 'unknown'}.`);
+  }
+
+  private async terminate(killProcess: boolean): Promise<void> {
+    const reason = killProcess ? 'The program was stopped.' : 'Detached from the program.';
+    this.machine.transition('Terminating', reason);
+    const connection = this.connection;
+    if (connection && !connection.closed) {
+      if (killProcess) await this.connector?.process?.kill();
+      else {
+        // Detach: the runtime drops the link and the program runs on (stopped ones resume).
+        await this.request('stopRun', {}, DETACH_TIMEOUT_MS).catch(() => undefined);
+      }
+      await connection.close();
+    }
+    await this.finish(reason, undefined, killProcess);
+  }
+
+  /** Releases everything and ends in Terminated (once; later calls share the first). */
+  private finish(reason: string, error?: SessionError, killProcess = true): Promise<void> {
+    this.finishing ??= this.release(reason, error, killProcess);
+    return this.finishing;
+  }
+
+  private async release(
+    reason: string,
+    error: SessionError | undefined,
+    killProcess: boolean,
+  ): Promise<void> {
+    if (!this.machine.is('Idle', 'Terminating')) this.machine.transition('Terminating', reason);
+    this.variables.invalidate();
+    this.frameHandles.invalidate();
+    this.currentStop = undefined;
+    this.connection?.destroy();
+    this.connection = undefined;
+    await this.connector?.dispose(killProcess).catch(() => undefined);
+    this.machine.transition('Terminated', reason);
+    this.emit('terminated', { reason, error });
+  }
+
+  private require(state: SessionState, code: 'not-running' | 'not-stopped', verb: string): void {
+    if (this.machine.is(state)) return;
+    throw new SessionError(
+      code,
+      `Cannot ${verb}: the program is ${this.machine.state.toLowerCase()}, not ${state.toLowerCase()}.`,
+    );
+  }
+
+  private requireStop(verb: string): StopInfo {
+    this.require('Stopped', 'not-stopped', verb);
+    if (!this.currentStop)
+      throw new SessionError('not-stopped', `Cannot ${verb}: no current stop.`);
+    return this.currentStop;
+  }
+
+  private checkThread(threadId: number): void {
+    if (!this.threads().some((t) => t.id === threadId)) {
+      throw new SessionError(
+        'unknown-thread',
+        `There is no thread ${threadId}; the threads are ${this.threads()
+          .map((t) => t.id)
+          .join(', ')}.`,
+      );
+    }
+  }
+
+  private frame(frameId: number): Frame {
+    const frame = this.frameHandles.get(frameId);
+    if (!frame) {
+      throw new SessionError(
+        'unknown-frame',
+        `Frame ${frameId} is not a frame of the current stop; frame ids last only until the ` +
+          'program continues or steps.',
+      );
+    }
+    return frame;
+  }
+}
+
+const LOG_CATEGORIES: Record<'output' | 'tip' | 'tipError' | 'debug_console', OutputCategory> = {
+  output: 'log',
+  tip: 'important',
+  tipError: 'important',
+  debug_console: 'console',
+};
+
+function ensureNewline(text: string): string {
+  return text.endsWith('\n') ? text : `${text}\n`;
+}

@@ -1,0 +1,144 @@
+/**
+ * The shapes a session hands to its consumers (the DAP adapter, the MCP tools): settings, stops,
+ * frames, variables, output and the typed event map. Nothing here knows DAP or MCP.
+ */
+import type { LuaConnection, StopCommand } from '../protocol';
+import type { Breakpoint } from './breakpoints';
+import type { SessionError } from './errors';
+import type { StateChange } from './state';
+
+/** What a session needs of a Lua link; `LuaConnection` is one, unit tests use fakes. */
+export type SessionConnection = Pick<
+  LuaConnection,
+  'request' | 'notify' | 'on' | 'off' | 'close' | 'destroy' | 'closed'
+>;
+
+/** How the session talks to the Lua side: the launch.json attributes that concern it. */
+export interface SessionSettings {
+  /** Workspace root: relative chunk names are looked up here; sent to Lua as `cwd`. */
+  readonly cwd: string;
+  readonly stopOnEntry: boolean;
+  readonly luaFileExtension: string;
+  readonly pathCaseSensitivity: boolean;
+  readonly autoPathMode: boolean;
+  readonly isNeedB64EncodeStr: boolean;
+  readonly useCHook: boolean;
+  readonly logLevel: 0 | 1 | 2;
+  readonly tempFilePath?: string;
+  readonly distinguishSameNameFile: boolean;
+  readonly truncatedOPath: string;
+  readonly developmentMode: boolean;
+  readonly docPathReplace?: readonly [string, string];
+  /** Wait for the game to connect again when the link drops (attach, listening). */
+  readonly autoReconnect: boolean;
+  /** Bound on every request to the Lua side. */
+  readonly requestTimeoutMs: number;
+  /** Longest child list asked for in one request when the runtime pages (feature `paging`). */
+  readonly pagingLimit: number;
+}
+
+export const DEFAULT_SETTINGS: Omit<SessionSettings, 'cwd'> = {
+  stopOnEntry: false,
+  luaFileExtension: '',
+  pathCaseSensitivity: false,
+  autoPathMode: true,
+  isNeedB64EncodeStr: true,
+  useCHook: false,
+  logLevel: 1,
+  distinguishSameNameFile: false,
+  truncatedOPath: '',
+  developmentMode: false,
+  autoReconnect: false,
+  requestTimeoutMs: 10_000,
+  pagingLimit: 1000,
+};
+
+export type StopReason = 'entry' | 'breakpoint' | 'step' | 'pause' | 'exception';
+
+export interface Frame {
+  /** Handle of the frame, valid until the program moves. */
+  readonly id: number;
+  readonly name: string;
+  /** The workspace file, when the chunk name maps to one. */
+  readonly path?: string;
+  /** What the Lua side called the file (`file`, or `oPath` when present). */
+  readonly chunk: string;
+  readonly line: number;
+  readonly threadId: number;
+  /** The frame's `index` on the Lua side (its `stackId`). */
+  readonly luaIndex: number;
+}
+
+export interface Thread {
+  readonly id: number;
+  readonly name: string;
+}
+
+export interface StopInfo {
+  readonly reason: StopReason;
+  readonly description: string;
+  /** The protocol command that reported the stop. */
+  readonly cmd: StopCommand;
+  readonly threadId: number;
+  readonly frames: readonly Frame[];
+  readonly hitBreakpointIds: readonly number[];
+  readonly exceptionText?: string;
+  readonly uncaught?: boolean;
+  /** ISO 8601 UTC, when the stop was seen. */
+  readonly timestamp: string;
+}
+
+export type ScopeKind = 'locals' | 'upvalues' | 'globals';
+
+export interface Scope {
+  readonly name: string;
+  readonly kind: ScopeKind;
+  readonly variablesReference: number;
+  readonly expensive: boolean;
+}
+
+export interface Variable {
+  readonly name: string;
+  readonly value: string;
+  readonly type: string;
+  /** A handle (> 0) when the value can be expanded, else 0. */
+  readonly variablesReference: number;
+  /** Number of children, when the runtime says (paging). */
+  readonly childCount?: number;
+  readonly evaluateName?: string;
+}
+
+export interface EvaluateResult {
+  readonly value: string;
+  readonly type: string;
+  readonly variablesReference: number;
+  readonly childCount?: number;
+}
+
+export type OutputCategory = 'stdout' | 'stderr' | 'console' | 'log' | 'important';
+
+export interface OutputEntry {
+  /** Increasing number, a cursor for readers that poll. */
+  readonly seq: number;
+  readonly category: OutputCategory;
+  readonly text: string;
+  readonly timestamp: string;
+}
+
+export interface TerminatedInfo {
+  readonly reason: string;
+  /** Present when the session ended because something failed. */
+  readonly error?: SessionError;
+}
+
+export interface LuaSessionEvents {
+  state: [StateChange];
+  stopped: [StopInfo];
+  continued: [{ readonly threadId: number; readonly allThreadsContinued: boolean }];
+  output: [OutputEntry];
+  breakpoints: [readonly Breakpoint[]];
+  process: [{ readonly pid: number; readonly name: string }];
+  connected: [{ readonly runtime: string; readonly features: readonly string[] }];
+  exited: [{ readonly exitCode: number }];
+  terminated: [TerminatedInfo];
+}

@@ -1,0 +1,103 @@
+// Attach with the out-of-process adapter: a real Lua "game" connects (or is connected to), is
+// debugged, and runs on after the adapter detaches. Also the attach error paths.
+import * as assert from 'node:assert/strict';
+import * as net from 'node:net';
+import * as path from 'node:path';
+import { luaInterpreters } from '../harness/interpreters';
+import { REPO_ROOT, spawnLua } from '../harness/luaProcess';
+import { DapTest, TIMEOUT_MS, fixture, freePort } from './dapHarness';
+
+const RUNTIME_DIR = path.join(REPO_ROOT, 'dist', 'lua');
+
+for (const lua of luaInterpreters()) {
+  describe(`adapter attach on ${lua.command}`, function () {
+    this.timeout(30_000);
+    let t: DapTest;
+    beforeEach(async () => {
+      t = await new DapTest().open();
+    });
+    afterEach(async () => {
+      await t.close();
+    });
+
+    it('waits for the game, stops it, detaches and lets it run on', async () => {
+      const port = await freePort();
+      const file = fixture('attach.lua');
+      const waiting = t.waitForOutput(/Waiting for a Lua program/);
+      const attached = t.start(
+        'attach',
+        { connectionPort: port, cwd: path.dirname(file) },
+        { breakpoints: { [file]: [{ line: 7 }] } },
+      );
+      await waiting;
+      const game = spawnLua(lua, file, {
+        args: [String(port)],
+        cwd: path.dirname(file),
+        luaPath: [RUNTIME_DIR],
+      });
+      await attached;
+      const stop = await t.stoppedAt('breakpoint', file, 7);
+      assert.ok(Number((await t.locals(stop.top.id)).value) > 0);
+      await t.dc.disconnectRequest({});
+      const exit = await game.waitForExit(TIMEOUT_MS);
+      assert.equal(exit.code, 0, game.stderr);
+      assert.match(game.stdout, /game over\t4650/);
+    });
+
+    it('connects to a game that listens (VSCodeAsClient) and detaches', async () => {
+      const port = await freePort();
+      const file = fixture('attachServer.lua');
+      const game = spawnLua(lua, file, {
+        args: [String(port)],
+        cwd: path.dirname(file),
+        luaPath: [RUNTIME_DIR],
+      });
+      await game.waitForOutput(/listening/);
+      await t.start(
+        'attach',
+        {
+          VSCodeAsClient: true,
+          connectionIP: '127.0.0.1',
+          connectionPort: port,
+          cwd: path.dirname(file),
+        },
+        { breakpoints: { [file]: [{ line: 7 }] } },
+      );
+      await t.stoppedAt('breakpoint', file, 7);
+      await t.dc.disconnectRequest({});
+      const exit = await game.waitForExit(TIMEOUT_MS);
+      assert.equal(exit.code, 0, game.stderr);
+      assert.match(game.stdout, /served/);
+    });
+  });
+}
+
+describe('adapter attach errors', () => {
+  let t: DapTest;
+  beforeEach(async () => {
+    t = await new DapTest().open();
+  });
+  afterEach(async () => {
+    await t.close();
+  });
+
+  it('says when the port is in use', async () => {
+    const blocker = net.createServer();
+    await new Promise<void>((resolve) => blocker.listen(0, resolve));
+    const address = blocker.address();
+    const port = typeof address === 'object' && address ? address.port : 0;
+    try {
+      await assert.rejects(t.start('attach', { connectionPort: port }), /already in use/);
+    } finally {
+      await new Promise((resolve) => blocker.close(resolve));
+    }
+  });
+
+  it('says when no game connects within the timeout', async () => {
+    const port = await freePort();
+    await assert.rejects(
+      t.start('attach', { connectionPort: port, connectionTimeout: 0.3 }),
+      /No Lua program connected/,
+    );
+  });
+});

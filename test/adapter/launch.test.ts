@@ -1,0 +1,268 @@
+// The adapter out of process (node out/src/cli/dap.js) with DebugClient, launching real Lua
+// programs on every installed interpreter: one fixture program per scenario.
+import type { DebugProtocol } from '@vscode/debugprotocol';
+import * as assert from 'node:assert/strict';
+import { luaInterpreters } from '../harness/interpreters';
+import { DapTest, fixture } from './dapHarness';
+import { checkGolden, transcript } from './golden';
+
+for (const lua of luaInterpreters()) {
+  describe(`adapter launch on ${lua.command}`, function () {
+    this.timeout(30_000);
+    let t: DapTest;
+
+    beforeEach(async () => {
+      t = await new DapTest().open();
+    });
+    afterEach(async () => {
+      await t.close();
+    });
+
+    const launch = (file: string, options: Parameters<DapTest['launch']>[3] = {}, extra = {}) =>
+      t.launch(lua.command, file, extra, options);
+
+    it('stops on a line breakpoint, verified, with the hit breakpoint id', async () => {
+      const file = fixture('breakpoints.lua');
+      await launch(file, { breakpoints: { [file]: [{ line: 8 }] } });
+      const [bp] = t.breakpointResponses[file];
+      const stop = await t.stoppedAt('breakpoint', file, 8);
+      assert.deepEqual(stop.event.hitBreakpointIds, [bp.id]);
+      assert.equal((await t.locals(stop.top.id)).i, '1');
+      await t.dc.continueRequest({ threadId: stop.event.threadId ?? 1 });
+      await t.stoppedAt('breakpoint', file, 8);
+    });
+
+    it('honours conditions and hit conditions', async () => {
+      const file = fixture('breakpoints.lua');
+      await launch(file, {
+        breakpoints: {
+          [file]: [
+            { line: 3, hitCondition: '== 3' },
+            { line: 8, condition: 'i == 4' },
+          ],
+        },
+      });
+      const first = await t.stoppedAt('breakpoint', file, 3);
+      assert.deepEqual(await t.locals(first.top.id), { a: '3', b: '3' });
+      await t.dc.continueRequest({ threadId: 1 });
+      const second = await t.stoppedAt('breakpoint', file, 8);
+      assert.equal((await t.locals(second.top.id)).i, '4');
+    });
+
+    it('reports a condition that does not compile as unverified, with the reason', async () => {
+      const file = fixture('breakpoints.lua');
+      await launch(file, {
+        breakpoints: { [file]: [{ line: 8, condition: 'i ==' }, { line: 10 }] },
+      });
+      const [bad] = t.breakpointResponses[file];
+      assert.equal(bad.verified, false);
+      assert.ok(bad.message && bad.message.length > 0, 'a message says why');
+      await t.stoppedAt('breakpoint', file, 10);
+    });
+
+    it('prints logpoints with {expr} interpolated, without stopping', async () => {
+      const file = fixture('breakpoints.lua');
+      await launch(file, {
+        breakpoints: { [file]: [{ line: 10, logMessage: 'total is {total}' }] },
+      });
+      await t.ended();
+      assert.match(t.output, /total is 15/);
+      assert.match(t.output, /total\t15/);
+    });
+
+    it('steps through recursion: in, over, out, with a golden stop state', async () => {
+      const file = fixture('recursion.lua');
+      await launch(file, { breakpoints: { [file]: [{ line: 4 }] } });
+      const stop = await t.stoppedAt('breakpoint', file, 4);
+      assert.equal(stop.frames.filter((f) => f.name === 'fact').length, 3, 'three fact frames');
+      checkGolden(`recursion.${lua.command}`, await transcript(t.dc, 1, { frames: 2 }));
+      await t.dc.stepOutRequest({ threadId: 1 });
+      const out = await t.stoppedAt('step', file);
+      assert.equal(out.top.line, 6);
+      assert.equal(out.frames.filter((f) => f.name === 'fact').length, 2);
+      await t.dc.nextRequest({ threadId: 1 });
+      await t.stoppedAt('step', file);
+      await t.dc.continueRequest({ threadId: 1 });
+      await t.ended();
+      assert.match(t.output, /fact\t6/);
+    });
+
+    it('steps into a function', async () => {
+      const file = fixture('recursion.lua');
+      await launch(file, { breakpoints: { [file]: [{ line: 9 }] } });
+      await t.stoppedAt('breakpoint', file, 9);
+      await t.dc.stepInRequest({ threadId: 1 });
+      const inside = await t.stoppedAt('step', file, 3);
+      assert.equal(inside.top.name, 'fact');
+    });
+
+    it('stops inside a coroutine and shows the thread that stopped', async () => {
+      const file = fixture('coroutines.lua');
+      await launch(file, { breakpoints: { [file]: [{ line: 5 }] } });
+      const stop = await t.stoppedAt('breakpoint', file, 5);
+      const threads = await t.dc.threadsRequest();
+      assert.ok(threads.body.threads.some((th) => th.id === stop.event.threadId));
+      assert.equal((await t.locals(stop.top.id)).label, '"job1"');
+      checkGolden(`coroutines.${lua.command}`, await transcript(t.dc, stop.event.threadId ?? 1));
+      await t.dc.continueRequest({ threadId: stop.event.threadId ?? 1 });
+      const again = await t.stoppedAt('breakpoint', file, 5);
+      assert.equal((await t.locals(again.top.id)).label, '"job2"');
+    });
+
+    it('stops on an uncaught error with the error text', async () => {
+      const file = fixture('uncaughtError.lua');
+      await launch(file, { exceptionFilters: ['uncaught'] });
+      const stop = await t.stoppedAt('exception', file, 3);
+      assert.match(stop.event.text ?? '', /attempt to index/);
+      const info = await t.dc.exceptionInfoRequest({ threadId: stop.event.threadId ?? 1 });
+      assert.match(info.body.description ?? '', /attempt to index/);
+    });
+
+    it('pages a huge table', async () => {
+      const file = fixture('hugeTable.lua');
+      await launch(file, { breakpoints: { [file]: [{ line: 8 }] } });
+      const stop = await t.stoppedAt('breakpoint', file, 8);
+      const scopes = await t.dc.scopesRequest({ frameId: stop.top.id });
+      const locals = await t.dc.variablesRequest({
+        variablesReference: scopes.body.scopes[0].variablesReference,
+      });
+      const huge = locals.body.variables.find((v) => v.name === 'huge') as DebugProtocol.Variable;
+      assert.ok(huge.variablesReference > 0);
+      assert.equal(huge.indexedVariables, 100001);
+      const page = await t.dc.variablesRequest({
+        variablesReference: huge.variablesReference,
+        filter: 'indexed',
+        start: 50000,
+        count: 3,
+      });
+      assert.deepEqual(
+        page.body.variables.map((v) => [v.name, v.value]),
+        [
+          ['50001', '100002'],
+          ['50002', '100004'],
+          ['50003', '100006'],
+        ],
+      );
+    });
+
+    it('tells same-name files in different folders apart', async () => {
+      const main = fixture('samename', 'main.lua');
+      const utilB = fixture('samename', 'b', 'util.lua');
+      await launch(main, { breakpoints: { [utilB]: [{ line: 3 }] } });
+      const stop = await t.stoppedAt('breakpoint', utilB, 3);
+      assert.equal(stop.frames[1].source?.path, main);
+      await t.dc.continueRequest({ threadId: 1 });
+      await t.ended();
+      assert.match(t.output, /a\tb/);
+    });
+
+    it('streams stdout and stderr as output events', async () => {
+      await launch(fixture('output.lua'));
+      await t.ended();
+      assert.match(t.output, /hello from lua\n/);
+      assert.match(t.output, /a warning on stderr/);
+      assert.match(t.output, /héllo wörld ✓/);
+      assert.match(t.output, /no newline at the end/);
+    });
+
+    it('inspects, evaluates and sets variables, with a golden stop state', async () => {
+      const file = fixture('variables.lua');
+      await launch(file, { breakpoints: { [file]: [{ line: 10 }] } });
+      const stop = await t.stoppedAt('breakpoint', file, 10);
+      checkGolden(`variables.${lua.command}`, await transcript(t.dc, 1));
+      const frameId = stop.top.id;
+      const watch = await t.dc.evaluateRequest({
+        expression: 'config.nested.list[2] + count',
+        frameId,
+        context: 'watch',
+      });
+      assert.equal(watch.body.result, '62');
+      const hover = await t.dc.evaluateRequest({ expression: 'name', frameId, context: 'hover' });
+      assert.equal(hover.body.result, '"panda"');
+      await assert.rejects(
+        t.dc.evaluateRequest({ expression: 'nosuch.field', frameId, context: 'watch' }),
+      );
+      const repl = await t.dc.evaluateRequest({
+        expression: 'count = count + 1',
+        frameId,
+        context: 'repl',
+      });
+      assert.ok(repl.success);
+      const scopes = await t.dc.scopesRequest({ frameId });
+      const set = await t.dc.setVariableRequest({
+        variablesReference: scopes.body.scopes[0].variablesReference,
+        name: 'name',
+        value: '"bamboo"',
+      });
+      assert.equal(set.body.value, '"bamboo"');
+      const after = await t.locals(frameId);
+      assert.equal(after.name, '"bamboo"');
+      assert.equal(after.count, '43');
+      await t.dc.continueRequest({ threadId: 1 });
+      await t.ended();
+      assert.match(t.output, /43\t0\.5\tbamboo/);
+    });
+
+    it('maps breakpoints in a file with CRLF line endings', async () => {
+      const file = fixture('crlf.lua');
+      await launch(file, { breakpoints: { [file]: [{ line: 4 }] } });
+      const stop = await t.stoppedAt('breakpoint', file, 4);
+      assert.equal((await t.locals(stop.top.id)).b, '2');
+    });
+
+    it('stops on entry when asked', async () => {
+      const file = fixture('recursion.lua');
+      await launch(file, {}, { stopOnEntry: true });
+      const stop = await t.stoppedAt('entry', file);
+      assert.ok(stop.top.line >= 1);
+    });
+
+    it('pauses a running program and stops it on terminate', async () => {
+      const file = fixture('busyLoop.lua');
+      await launch(file);
+      await t.dc.pauseRequest({ threadId: 1 });
+      const stop = await t.stoppedAt('pause', file);
+      assert.ok([3, 4, 7, 8].includes(stop.top.line), `paused on line ${stop.top.line}`);
+      await t.dc.terminateRequest({});
+      await t.ended();
+    });
+
+    it('refuses a program with a syntax error, saying where', async () => {
+      const file = fixture('syntaxError.lua');
+      await assert.rejects(launch(file), (error: Error) => {
+        assert.match(error.message, /syntax error/i);
+        assert.match(error.message, /syntaxError\.lua:2/);
+        return true;
+      });
+    });
+
+    it('runs a program without debugging (noDebug): output, no stops, the exit code', async () => {
+      const file = fixture('breakpoints.lua');
+      await launch(file, { breakpoints: { [file]: [{ line: 8 }] } }, { noDebug: true });
+      assert.equal((await t.exited).body.exitCode, 0);
+      await t.ended();
+      assert.match(t.output, /total\t15/);
+    });
+
+    it('refuses a program that does not exist', async () => {
+      await assert.rejects(launch(fixture('no-such-file.lua')), /does not exist/);
+    });
+  });
+}
+
+describe('adapter launch errors', () => {
+  let t: DapTest;
+  beforeEach(async () => {
+    t = await new DapTest().open();
+  });
+  afterEach(async () => {
+    await t.close();
+  });
+
+  it('names a missing interpreter', async () => {
+    await assert.rejects(
+      t.launch('no-such-lua-5.9', fixture('output.lua')),
+      /No Lua interpreter found/,
+    );
+  });
+});

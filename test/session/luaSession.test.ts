@@ -1,0 +1,360 @@
+// Unit tests of LuaSession's state machine and commands, with sinon fakes for the Lua link.
+import * as assert from 'node:assert/strict';
+import { LuaSession } from '../../src/session/luaSession';
+import { SessionError } from '../../src/session/errors';
+import { canTransition } from '../../src/session/state';
+import { DEFAULT_SETTINGS, SessionSettings, StopInfo } from '../../src/session/types';
+import { FakeConnection, fakeConnector, frame, ourRuntime } from './fakes';
+
+const settings: SessionSettings = { ...DEFAULT_SETTINGS, cwd: '/game' };
+const FILES = ['/game/main.lua', '/game/a/util.lua', '/game/b/util.lua'];
+
+function session(extra: Partial<SessionSettings> = {}): LuaSession {
+  return new LuaSession({ ...settings, ...extra }, FILES);
+}
+
+async function rejectsWith(promise: Promise<unknown> | (() => unknown), code: string) {
+  await assert.rejects(
+    async () => (typeof promise === 'function' ? promise() : promise),
+    (e) => {
+      assert.ok(e instanceof SessionError, `expected a SessionError, got ${String(e)}`);
+      assert.equal(e.code, code);
+      return true;
+    },
+  );
+}
+
+function nextStop(s: LuaSession): Promise<StopInfo> {
+  return new Promise((resolve) => s.once('stopped', resolve));
+}
+
+describe('session/LuaSession', () => {
+  it('allows only the transitions of the state table', () => {
+    assert.ok(canTransition('Idle', 'Starting'));
+    assert.ok(canTransition('Running', 'Stopped'));
+    assert.ok(canTransition('Stopped', 'Running'));
+    assert.ok(!canTransition('Idle', 'Running'));
+    assert.ok(!canTransition('Terminated', 'Starting'));
+    assert.ok(!canTransition('Terminating', 'Running'));
+  });
+
+  it('goes Idle → Starting → Running, handshaking and sending breakpoints first', async () => {
+    const s = session();
+    const states: string[] = [];
+    s.on('state', (c) => states.push(`${c.from}>${c.to}`));
+    await s.setBreakpoints('/game/main.lua', [{ line: 3 }]);
+    const conn = new FakeConnection({
+      ...ourRuntime(['configurationDone', 'exceptions', 'breakpointResults']),
+      setBreakPoint: () => ({ results: [{ line: 3, verified: true }] }),
+    });
+    await s.start(fakeConnector([conn]));
+    assert.deepEqual(states, ['Idle>Starting', 'Starting>Running']);
+    assert.deepEqual(conn.sent, [
+      'initSuccess',
+      'setBreakPoint',
+      'setExceptionBreakpoints',
+      'configurationDone',
+    ]);
+    const init = conn.infoOf('initSuccess') as Record<string, string>;
+    assert.equal(init.waitConfigurationDone, 'true');
+    assert.equal(init.stopOnEntry, 'false');
+    assert.deepEqual(conn.infoOf('setBreakPoint'), {
+      path: '/game/main.lua',
+      bks: [{ verified: true, type: 2, line: 3 }],
+    });
+    assert.equal(s.breakpoints[0].verified, true);
+  });
+
+  it('a stop makes it Stopped with mapped frames, a reason and the hit breakpoint ids', async () => {
+    const s = session();
+    const [bp] = await s.setBreakpoints('/game/b/util.lua', [{ line: 7 }]);
+    const conn = new FakeConnection(ourRuntime([]));
+    await s.start(fakeConnector([conn]));
+    const stopped = nextStop(s);
+    conn.stop('stopOnBreakpoint', [
+      frame(7, 2, { file: 'util.lua', oPath: 'b/util.lua' }),
+      frame(20, 3, { name: 'main chunk' }),
+    ]);
+    const stop = await stopped;
+    assert.equal(s.state, 'Stopped');
+    assert.equal(stop.reason, 'breakpoint');
+    assert.deepEqual(stop.hitBreakpointIds, [bp.id]);
+    assert.equal(stop.frames[0].path, '/game/b/util.lua');
+    assert.equal(stop.frames[0].name, 'util.lua', 'the constant upstream name is replaced');
+    assert.equal(stop.frames[1].name, 'main chunk');
+    assert.equal(stop.threadId, 1);
+    assert.match(stop.timestamp, /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
+  });
+
+  it('skips a hit in a same-name file that has no breakpoint (fake hit), shows the real one', async () => {
+    const s = session();
+    await s.setBreakpoints('/game/a/util.lua', [{ line: 7 }]);
+    const conn = new FakeConnection(ourRuntime([]));
+    await s.start(fakeConnector([conn]));
+    let stops = 0;
+    s.on('stopped', () => stops++);
+    conn.stop('stopOnBreakpoint', [frame(7, 2, { file: 'util.lua', oPath: 'b/util.lua' })]);
+    await new Promise((resolve) => setImmediate(resolve));
+    assert.equal(stops, 0);
+    assert.equal(s.state, 'Running');
+    assert.deepEqual(conn.infoOf('continue'), {
+      isFakeHit: 'true',
+      fakeBKPath: 'b/util.lua',
+      fakeBKLine: '7',
+    });
+    conn.stop('stopOnBreakpoint', [frame(7, 2, { file: 'util.lua', oPath: 'a/util.lua' })]);
+    assert.equal(stops, 1);
+    assert.equal(s.stop?.frames[0].path, '/game/a/util.lua');
+  });
+
+  it('refuses commands the state does not allow, with codes', async () => {
+    const s = session();
+    await rejectsWith(s.continue(), 'not-stopped');
+    const conn = new FakeConnection(ourRuntime([]));
+    await s.start(fakeConnector([conn]));
+    await rejectsWith(s.stepOver(), 'not-stopped');
+    await rejectsWith(s.evaluate('x'), 'not-stopped');
+    await rejectsWith(() => s.scopes(1), 'not-stopped');
+    conn.stop('stopOnEntry', [frame(1)]);
+    await rejectsWith(s.pause(), 'not-running');
+    await rejectsWith(() => s.stackTrace(99), 'unknown-thread');
+    await rejectsWith(() => s.scopes(12345), 'unknown-frame');
+    await rejectsWith(s.getVariables(12345), 'invalid-reference');
+  });
+
+  it('continue leaves Stopped before the reply and invalidates every handle', async () => {
+    const s = session();
+    const conn = new FakeConnection({
+      ...ourRuntime([]),
+      getVariable: () => [{ name: 't', type: 'table', value: 't', variablesReference: 5 }],
+    });
+    await s.start(fakeConnector([conn]));
+    conn.stop('stopOnBreakpoint', [frame(3)]);
+    const [locals] = s.scopes(s.stop!.frames[0].id);
+    const [t] = await s.getVariables(locals.variablesReference);
+    assert.ok(t.variablesReference > 0);
+    let stateWhenSent = '';
+    conn.replies.continue = () => {
+      stateWhenSent = s.state;
+      return [];
+    };
+    const continued = new Promise((resolve) => s.once('continued', resolve));
+    await s.continue(1);
+    await continued;
+    assert.equal(stateWhenSent, 'Running');
+    assert.equal(s.stop, undefined);
+    conn.stop('stopOnStep', [frame(4)]);
+    await rejectsWith(s.getVariables(t.variablesReference), 'invalid-reference');
+    await rejectsWith(s.getVariables(locals.variablesReference), 'invalid-reference');
+  });
+
+  it('steps send the protocol commands', async () => {
+    const s = session();
+    const conn = new FakeConnection(ourRuntime([]));
+    await s.start(fakeConnector([conn]));
+    for (const [method, cmd] of [
+      ['stepOver', 'stopOnStep'],
+      ['stepIn', 'stopOnStepIn'],
+      ['stepOut', 'stopOnStepOut'],
+    ] as const) {
+      conn.stop('stopOnBreakpoint', [frame(1)]);
+      await s[method]();
+      assert.equal(conn.sent.at(-1), cmd);
+    }
+  });
+
+  it('pauses with the pause command when the runtime has it', async () => {
+    const s = session();
+    const conn = new FakeConnection(ourRuntime(['pause']));
+    await s.start(fakeConnector([conn]));
+    await s.pause();
+    assert.equal(conn.sent.at(-1), 'pause');
+    const stopped = nextStop(s);
+    conn.stop('stopOnPause', [frame(9)]);
+    assert.equal((await stopped).reason, 'pause');
+  });
+
+  it('emulates pause with a step-in for upstream, and reports it as a pause', async () => {
+    const s = session();
+    const conn = new FakeConnection({ initSuccess: () => ({ debuggerVer: '3.3.1' }) });
+    await s.start(fakeConnector([conn]));
+    await s.pause();
+    assert.equal(conn.sent.at(-1), 'stopOnStepIn');
+    const stopped = nextStop(s);
+    conn.stop('stopOnStepIn', [frame(9)]);
+    assert.equal((await stopped).reason, 'pause');
+  });
+
+  it('pages variables itself for upstream and through the runtime when it pages', async () => {
+    const many = Array.from({ length: 10 }, (_, i) => ({
+      name: String(i + 1),
+      type: 'number',
+      value: String(i),
+      variablesReference: 0,
+    }));
+    const upstream = session();
+    const c1 = new FakeConnection({ initSuccess: () => ({}), getVariable: () => many });
+    await upstream.start(fakeConnector([c1]));
+    c1.stop('stopOnBreakpoint', [frame(1)]);
+    const ref = upstream.scopes(upstream.stop!.frames[0].id)[0].variablesReference;
+    const page = await upstream.getVariables(ref, { start: 4, count: 3 });
+    assert.deepEqual(
+      page.map((v) => v.name),
+      ['5', '6', '7'],
+    );
+    await upstream.getVariables(ref, { start: 0, count: 2 });
+    assert.equal(c1.sent.filter((c) => c === 'getVariable').length, 1, 'fetched once per stop');
+
+    const paging = session({ pagingLimit: 100 });
+    const c2 = new FakeConnection({
+      ...ourRuntime(['paging']),
+      getVariable: () => many.slice(0, 2),
+    });
+    await paging.start(fakeConnector([c2]));
+    c2.stop('stopOnBreakpoint', [frame(1)]);
+    const ref2 = paging.scopes(paging.stop!.frames[0].id)[0].variablesReference;
+    await paging.getVariables(ref2, { start: 4, count: 2 });
+    assert.deepEqual(c2.infoOf('getVariable'), {
+      varRef: '10000',
+      stackId: '2',
+      start: 4,
+      count: 2,
+    });
+  });
+
+  it('reports evaluation failures and assignment refusals with codes', async () => {
+    const s = session();
+    const conn = new FakeConnection({
+      ...ourRuntime([]),
+      getWatchedVariable: () => [
+        {
+          name: 'x',
+          type: 'string',
+          value: 'attempt to index a nil value',
+          variablesReference: 0,
+          isSuccess: false,
+        },
+      ],
+      runREPLExpression: () => [
+        { name: 'Exp', type: 'number', value: '50', variablesReference: 0, isSuccess: true },
+      ],
+      getVariable: () => [{ name: 't', type: 'table', value: '{}', variablesReference: 3 }],
+      setVariable: () => ({ success: false, tip: 'no such variable' }),
+    });
+    await s.start(fakeConnector([conn]));
+    conn.stop('stopOnBreakpoint', [frame(1)]);
+    await rejectsWith(s.evaluate('x.y'), 'evaluate-failed');
+    assert.equal((await s.evaluate('n * 10', undefined, 'repl')).value, '50');
+    const locals = s.scopes(s.stop!.frames[0].id)[0];
+    await rejectsWith(s.setVariable(locals.variablesReference, 'nope', '1'), 'set-variable-failed');
+    const [t] = await s.getVariables(locals.variablesReference);
+    await rejectsWith(s.setVariable(t.variablesReference, 'field', '1'), 'not-supported');
+  });
+
+  it('a request that gets no answer fails with request-timeout', async () => {
+    const s = session();
+    const conn = new FakeConnection(ourRuntime([]));
+    await s.start(fakeConnector([conn]));
+    conn.stop('stopOnBreakpoint', [frame(1)]);
+    conn.replies.getWatchedVariable = () => {
+      throw Object.assign(new Error('no answer'), { code: 'request-timeout' });
+    };
+    await rejectsWith(s.evaluate('x'), 'request-timeout');
+  });
+
+  it('ends Terminated when the link drops, with breakpoints unbound again', async () => {
+    const s = session();
+    await s.setBreakpoints('/game/main.lua', [{ line: 1 }]);
+    const conn = new FakeConnection(ourRuntime([]));
+    const connector = fakeConnector([conn]);
+    await s.start(connector);
+    assert.equal(s.breakpoints[0].verified, true);
+    const terminated = new Promise((resolve) => s.once('terminated', resolve));
+    conn.drop();
+    await terminated;
+    assert.equal(s.state, 'Terminated');
+    assert.equal(s.breakpoints[0].verified, false);
+    assert.ok(connector.dispose.calledOnce);
+  });
+
+  it('with autoReconnect waits for the game again and re-sends everything', async () => {
+    const s = session({ autoReconnect: true });
+    await s.setBreakpoints('/game/main.lua', [{ line: 1 }]);
+    const first = new FakeConnection(ourRuntime([]));
+    const second = new FakeConnection(ourRuntime([]));
+    await s.start(fakeConnector([first, second]));
+    const states: string[] = [];
+    const back = new Promise<void>((resolve) =>
+      s.on('state', (c) => {
+        states.push(c.to);
+        if (c.to === 'Running') resolve();
+      }),
+    );
+    first.drop();
+    await back;
+    assert.deepEqual(states, ['Starting', 'Running']);
+    assert.deepEqual(second.sent, ['initSuccess', 'setBreakPoint']);
+  });
+
+  it('stopping an attached session detaches with stopRun', async () => {
+    const s = session();
+    const conn = new FakeConnection(ourRuntime([]));
+    await s.start(fakeConnector([conn]));
+    conn.stop('stopOnBreakpoint', [frame(1)]);
+    const states: string[] = [];
+    s.on('state', (c) => states.push(c.to));
+    await s.stopSession();
+    assert.deepEqual(states, ['Terminating', 'Terminated']);
+    assert.equal(conn.sent.at(-1), 'stopRun');
+    assert.ok(conn.closed);
+    await s.stopSession();
+    await rejectsWith(s.continue(), 'not-stopped');
+  });
+
+  it('a start that finds no program fails with the connector error and ends Terminated', async () => {
+    const s = session();
+    const connector = fakeConnector([]);
+    connector.nextConnection.rejects(new SessionError('no-connection', 'nobody came'));
+    await rejectsWith(s.start(connector), 'no-connection');
+    assert.equal(s.state, 'Terminated');
+    await rejectsWith(s.start(connector), 'invalid-state');
+  });
+
+  it('lists coroutines as threads and gives each its part of the stack', async () => {
+    const s = session();
+    const conn = new FakeConnection(ourRuntime(['coroutines', 'functionNames']));
+    await s.start(fakeConnector([conn]));
+    conn.stop('stopOnBreakpoint', [
+      frame(5, 2, { name: 'worker', coroutine: 'thread: 0x1' }),
+      frame(9, 4, { name: 'main chunk', coroutine: 'main' }),
+    ]);
+    const stop = s.stop!;
+    assert.notEqual(stop.threadId, 1);
+    assert.deepEqual(
+      s.threads().map((t) => t.id),
+      [1, stop.threadId],
+    );
+    assert.equal(s.stackTrace(stop.threadId).frames.length, 2);
+    assert.deepEqual(
+      s.stackTrace(1).frames.map((f) => f.name),
+      ['main chunk'],
+    );
+  });
+
+  it('keeps output with a cursor and turns logpoint lines into console output', async () => {
+    const s = session();
+    const conn = new FakeConnection(ourRuntime([]));
+    await s.start(fakeConnector([conn]));
+    s.addOutput('stdout', 'hello\n');
+    conn.emit('notification', { kind: 'log', cmd: 'debug_console', text: '[LogPoint Output]: x' });
+    const { entries, next } = s.output();
+    assert.deepEqual(
+      entries.map((e) => [e.category, e.text]),
+      [
+        ['stdout', 'hello\n'],
+        ['console', '[LogPoint Output]: x\n'],
+      ],
+    );
+    assert.equal(s.output(next).entries.length, 0);
+  });
+});
