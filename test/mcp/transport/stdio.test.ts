@@ -1,0 +1,300 @@
+/**
+ * The stdio transports in real child processes: `serveStdio` driven by the SDK's
+ * StdioClientTransport, and the stdio → HTTP bridge relaying to our HTTP server in this process,
+ * with progress, cancellation and the token passing through, and clear failures on stderr.
+ */
+import * as assert from 'node:assert/strict';
+import { spawn, type ChildProcess } from 'node:child_process';
+import * as path from 'node:path';
+import { PassThrough } from 'node:stream';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { ListRootsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
+import {
+  FIXTURES,
+  INITIALIZE_BODY,
+  startTestHttpServer,
+  textOf,
+  type TestHttpServer,
+} from './helpers';
+
+const STDIO_SERVER = path.join(FIXTURES, 'stdioServerMain.js');
+const BRIDGE = path.join(FIXTURES, 'bridgeMain.js');
+
+interface StdioClient {
+  client: Client;
+  transport: StdioClientTransport;
+  stderr: () => string;
+}
+
+async function connectStdio(args: string[]): Promise<StdioClient> {
+  const transport = new StdioClientTransport({
+    command: process.execPath,
+    args,
+    stderr: 'pipe',
+  });
+  let stderr = '';
+  (transport.stderr as PassThrough | null)?.on('data', (chunk: Buffer) => (stderr += chunk));
+  const client = new Client(
+    { name: 'stdio-test-client', version: '1.0.0' },
+    { capabilities: { roots: {} } },
+  );
+  client.setRequestHandler(ListRootsRequestSchema, () => ({
+    roots: [{ uri: 'file:///game', name: 'game' }],
+  }));
+  await client.connect(transport);
+  return { client, transport, stderr: () => stderr };
+}
+
+/** Exercises progress and cancellation through `client`, returning once the handler saw the abort. */
+async function progressAndCancel(
+  client: Client,
+  handlerAborted: () => Promise<void>,
+): Promise<void> {
+  const seen: number[] = [];
+  let sawAll!: () => void;
+  const allSeen = new Promise<void>((resolve) => (sawAll = resolve));
+  const call = client.callTool(
+    { name: 'progress', arguments: { steps: 4, hold: true } },
+    undefined,
+    {
+      onprogress: (progress) => {
+        seen.push(progress.progress);
+        if (seen.length === 4) sawAll();
+      },
+    },
+  );
+  await allSeen;
+  assert.equal(textOf(await client.callTool({ name: 'release', arguments: {} })), '1');
+  assert.equal(textOf(await call), 'done after 4 steps');
+  assert.deepEqual(seen, [1, 2, 3, 4]);
+
+  const controller = new AbortController();
+  const cancelled = client.callTool({ name: 'wait_for_cancel', arguments: {} }, undefined, {
+    signal: controller.signal,
+    onprogress: () => controller.abort('cancelled by the test'),
+  });
+  await assert.rejects(cancelled, /cancelled by the test/);
+  await handlerAborted();
+}
+
+interface Exited {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+/** A bridge child process driven by hand, to see its exit code and both of its streams. */
+function spawnBridge(args: string[]): { child: ChildProcess; exited: Promise<Exited> } {
+  const child = spawn(process.execPath, [BRIDGE, ...args], { stdio: ['pipe', 'pipe', 'pipe'] });
+  let stdout = '';
+  let stderr = '';
+  child.stdout?.on('data', (chunk: Buffer) => (stdout += chunk));
+  child.stderr?.on('data', (chunk: Buffer) => (stderr += chunk));
+  const exited = new Promise<Exited>((resolve) =>
+    child.once('close', (code) => resolve({ code, stdout, stderr })),
+  );
+  return { child, exited };
+}
+
+/** Lines of JSON from a child's stdout, as they come. */
+function jsonLines(child: ChildProcess): AsyncIterator<Record<string, unknown>> {
+  const queue: Array<Record<string, unknown>> = [];
+  const waiters: Array<(value: IteratorResult<Record<string, unknown>>) => void> = [];
+  let buffer = '';
+  child.stdout?.on('data', (chunk: Buffer) => {
+    buffer += chunk.toString('utf8');
+    let newline: number;
+    while ((newline = buffer.indexOf('\n')) >= 0) {
+      const line = JSON.parse(buffer.slice(0, newline)) as Record<string, unknown>;
+      buffer = buffer.slice(newline + 1);
+      const waiter = waiters.shift();
+      if (waiter) waiter({ value: line, done: false });
+      else queue.push(line);
+    }
+  });
+  return {
+    next: () =>
+      new Promise((resolve) => {
+        const line = queue.shift();
+        if (line) resolve({ value: line, done: false });
+        else waiters.push(resolve);
+      }),
+  };
+}
+
+describe('mcp/transport/stdio', () => {
+  describe('serveStdio in a child process', () => {
+    let stdio: StdioClient | undefined;
+
+    afterEach(async () => {
+      await stdio?.client.close();
+      stdio = undefined;
+    });
+
+    it('serves initialize, tools/list and tools/call', async () => {
+      stdio = await connectStdio([STDIO_SERVER]);
+      assert.equal(stdio.client.getServerVersion()?.name, 'transport-test');
+      const tools = await stdio.client.listTools();
+      assert.ok(tools.tools.some((tool) => tool.name === 'echo'));
+      const echo = await stdio.client.callTool({ name: 'echo', arguments: { text: 'über stdio' } });
+      assert.equal(textOf(echo), 'über stdio');
+    });
+
+    it('delivers progress and passes cancellation to the handler signal', async () => {
+      stdio = await connectStdio([STDIO_SERVER]);
+      const client = stdio.client;
+      // stdio keeps order: the cancellation is handled before the next request is read.
+      await progressAndCancel(client, async () => {
+        const count = await client.callTool({ name: 'abort_count', arguments: {} });
+        assert.equal(textOf(count), '1');
+      });
+    });
+
+    it('exits when the client closes stdin', async () => {
+      stdio = await connectStdio([STDIO_SERVER]);
+      const transport = stdio.transport;
+      const pid = transport.pid;
+      assert.ok(pid);
+      let closed!: () => void;
+      const gone = new Promise<void>((resolve) => (closed = resolve));
+      transport.onclose = () => closed();
+      await stdio.client.close();
+      stdio = undefined;
+      await gone;
+      assert.throws(() => process.kill(pid, 0), /ESRCH/);
+    });
+  });
+
+  describe('bridgeStdioToHttp in a child process', () => {
+    let http: TestHttpServer | undefined;
+    let stdio: StdioClient | undefined;
+    const children: ChildProcess[] = [];
+
+    afterEach(async () => {
+      await stdio?.client.close();
+      stdio = undefined;
+      for (const child of children.splice(0)) {
+        if (child.exitCode === null && child.signalCode === null) {
+          const closed = new Promise((resolve) => child.once('close', resolve));
+          child.kill();
+          await closed;
+        }
+      }
+      await http?.handle.close();
+      http = undefined;
+    });
+
+    it('relays tools/list and tools/call to the HTTP server, one session per bridge', async () => {
+      http = await startTestHttpServer();
+      stdio = await connectStdio([BRIDGE, http.handle.url]);
+      assert.equal(stdio.client.getServerVersion()?.name, 'transport-test');
+      const tools = await stdio.client.listTools();
+      assert.equal(tools.tools.length, 7);
+      const echo = await stdio.client.callTool({ name: 'echo', arguments: { text: 'bridged' } });
+      assert.equal(textOf(echo), 'bridged');
+      assert.equal(http.handle.sessionCount(), 1);
+      assert.match(stdio.stderr(), /bridging stdio to .* \(luapanda-mcp /);
+    });
+
+    it('relays requests from the server to the client and their answers back', async () => {
+      http = await startTestHttpServer();
+      stdio = await connectStdio([BRIDGE, http.handle.url]);
+      const roots = await stdio.client.callTool({ name: 'client_roots', arguments: {} });
+      assert.equal(textOf(roots), 'file:///game');
+    });
+
+    it('passes progress notifications and cancellation through unchanged', async () => {
+      http = await startTestHttpServer();
+      const probe = http.probe;
+      let aborted!: () => void;
+      const handlerAborted = new Promise<void>((resolve) => (aborted = resolve));
+      probe.onAbort = () => aborted();
+      stdio = await connectStdio([BRIDGE, http.handle.url]);
+      await progressAndCancel(stdio.client, () => handlerAborted);
+      assert.equal(probe.aborts, 1);
+    });
+
+    it('ends its HTTP session when the client closes stdin', async () => {
+      http = await startTestHttpServer();
+      const server = http;
+      stdio = await connectStdio([BRIDGE, server.handle.url]);
+      assert.equal(server.handle.sessionCount(), 1);
+      let serverClosed!: () => void;
+      const closed = new Promise<void>((resolve) => (serverClosed = resolve));
+      server.servers[0].server.onclose = () => serverClosed();
+      await stdio.client.close();
+      stdio = undefined;
+      await closed; // the bridge sent DELETE before exiting
+      assert.equal(server.handle.sessionCount(), 0);
+    });
+
+    it('sends the bearer token when given one', async () => {
+      http = await startTestHttpServer({ token: 's3cret' });
+      stdio = await connectStdio([BRIDGE, http.handle.url, 's3cret']);
+      const sum = await stdio.client.callTool({ name: 'add', arguments: { a: 20, b: 22 } });
+      assert.equal(textOf(sum), '42');
+    });
+
+    it('answers with the reason and exits 1 when the token is refused', async () => {
+      http = await startTestHttpServer({ token: 's3cret' });
+      const { child, exited } = spawnBridge([http.handle.url, 'wrong']);
+      children.push(child);
+      const lines = jsonLines(child);
+      child.stdin?.write(`${INITIALIZE_BODY}\n`);
+      const answer = (await lines.next()).value as { id: number; error?: { message: string } };
+      assert.equal(answer.id, 1);
+      assert.match(answer.error?.message ?? '', /refused the token \(401\)/);
+      const { code, stderr } = await exited;
+      assert.equal(code, 1);
+      assert.match(stderr, /refused the token/);
+    });
+
+    it('exits 1 with a clear message on stderr, and nothing on stdout, when no server answers', async () => {
+      http = await startTestHttpServer();
+      const url = http.handle.url;
+      await http.handle.close(); // now nothing listens on that port
+      http = undefined;
+      const { child, exited } = spawnBridge([url]);
+      children.push(child);
+      const { code, stdout, stderr } = await exited;
+      assert.equal(code, 1);
+      assert.equal(stdout, '');
+      assert.match(
+        stderr,
+        /Cannot reach the LuaPanda MCP server at http:\/\/127\.0\.0\.1:\d+\/mcp/,
+      );
+      assert.match(stderr, /ECONNREFUSED/);
+    });
+
+    it('exits 1, answering what was pending, when the HTTP server goes away', async () => {
+      http = await startTestHttpServer();
+      const server = http;
+      let waiting!: () => void;
+      const started = new Promise<void>((resolve) => (waiting = resolve));
+      server.probe.onWaiting = () => waiting();
+      const { child, exited } = spawnBridge([server.handle.url]);
+      children.push(child);
+      const lines = jsonLines(child);
+      const send = (message: unknown): void =>
+        void child.stdin?.write(`${JSON.stringify(message)}\n`);
+      send(JSON.parse(INITIALIZE_BODY));
+      assert.ok(((await lines.next()).value as { result?: unknown }).result);
+      send({ jsonrpc: '2.0', method: 'notifications/initialized' });
+      send({
+        jsonrpc: '2.0',
+        id: 2,
+        method: 'tools/call',
+        params: { name: 'wait_for_cancel', arguments: {} },
+      });
+      await started;
+      await server.handle.close();
+      const answer = (await lines.next()).value as { id: number; error?: { message: string } };
+      assert.equal(answer.id, 2);
+      assert.match(answer.error?.message ?? '', /LuaPanda MCP server/);
+      const { code, stderr } = await exited;
+      assert.equal(code, 1);
+      assert.match(stderr, /Lost the LuaPanda MCP server|no longer knows this session/);
+    });
+  });
+});
