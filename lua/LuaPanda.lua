@@ -1,0 +1,179 @@
+-- LuaPanda.lua: the public entry of the LuaPanda MCP Debugger runtime, compatible with upstream
+-- Tencent LuaPanda's API. It assigns the global `LuaPanda` (and nothing else) and returns it.
+--   require("LuaPanda").start("127.0.0.1", 8818)      -- connect to the IDE (it listens)
+--   require("LuaPanda").startServer("0.0.0.0", 8818)  -- listen; the IDE connects
+-- Source modules live in lua/luapanda/; scripts/build-lua.mjs bundles them into one file.
+local existing = rawget(_G, "LuaPanda")
+if type(existing) == "table" and existing.__runtime == "luapanda-mcp" then return existing end
+
+local compat = require("luapanda.compat")
+local json = require("luapanda.json")
+local paths = require("luapanda.paths")
+local breakpoints = require("luapanda.breakpoints")
+local hook = require("luapanda.hook")
+local stack = require("luapanda.stack")
+local variables = require("luapanda.variables")
+local eval = require("luapanda.eval")
+local safe = require("luapanda.safe")
+local transport = require("luapanda.transport")
+local session = require("luapanda.session")
+local coroutines = require("luapanda.coroutines")
+local exceptions = require("luapanda.exceptions")
+
+local M = { __runtime = "luapanda-mcp" }
+
+-- Every function of the runtime's own modules (bundled or not) is excluded from debugging.
+local function registerOwn(t)
+  for _, v in pairs(t) do
+    if type(v) == "function" then
+      local info = debug.getinfo(v, "S")
+      if info and info.what ~= "C" then breakpoints.addOwnSource(info.source) end
+    end
+  end
+end
+for _, m in ipairs({ compat, json, paths, breakpoints, hook, stack, variables, eval, safe, transport,
+  session, coroutines, exceptions }) do registerOwn(m) end
+breakpoints.addOwnSource(debug.getinfo(1, "S").source)
+
+coroutines.install(session)
+
+local gcDisarm = nil
+local function armHeartbeat()
+  if gcDisarm then return end
+  gcDisarm = compat.onEveryGcCycle(function()
+    if hook.isInside() then return end
+    hook.setInside(true)
+    pcall(session.onPoll)
+    hook.setInside(false)
+  end)
+end
+
+local function begin(mode, host, port)
+  if session.link then
+    session.log("LuaPanda: already connected; start() ignored", 2)
+    return false
+  end
+  exceptions.install(session)
+  armHeartbeat()
+  local ok, connected = pcall(session.connect, mode, host, port)
+  return ok and connected or false
+end
+
+--- Connects to the IDE (default 127.0.0.1:8818). Without an IDE the program runs on at full speed
+--- and the runtime retries about once a second, from the garbage collector's heartbeat.
+function M.start(host, port)
+  return begin("client", host or "127.0.0.1", tonumber(port) or 8818)
+end
+
+--- Listens for the IDE (default 0.0.0.0:8818), waiting up to listeningTimeoutSec for it.
+function M.startServer(host, port)
+  host, port = host or "0.0.0.0", tonumber(port) or 8818
+  if session.link then return false end
+  exceptions.install(session)
+  armHeartbeat()
+  session.mode, session.host, session.port = "server", host, port
+  local okConnect = pcall(session.connect, "server", host, port)
+  if not session.link then
+    -- give the IDE one short chance, as upstream does
+    local server = transport.listen(host, port, session.settings.customGetSocketInstance)
+    if server then
+      local link = transport.accept(server, session.settings.listeningTimeoutSec)
+      pcall(server.close, server)
+      if link then
+        session.link = link
+        session.handshake()
+      end
+    end
+  end
+  return okConnect and session.link ~= nil
+end
+
+--- Hard breakpoint: stops at the next line of the calling code. Returns true, or nil when no IDE.
+function M.BP()
+  return session.requestBP()
+end
+
+function M.stopAttach() session.stopAttach() end
+function M.disconnect() if session.link then session.disconnect("LuaPanda.disconnect()") end end
+function M.isConnected() return session.isConnected() end
+function M.getBreaks() return breakpoints.all() end
+
+--- Runs a Lua file under the debugger so that uncaught errors stop before the program dies.
+function M.runFile(path, ...) return exceptions.runFile(path, ...) end
+
+--- Sends text to the IDE: kind 0 output channel, 1 tip, 2 debug console.
+function M.printToVSCode(message, level, kind)
+  if not session.link then return false end
+  session.log(tostring(message), tonumber(level) or 0, tonumber(kind) or 0)
+  return true
+end
+
+function M.getBaseInfo()
+  return "LuaPanda MCP runtime " .. session.RUNTIME_VERSION .. " (protocol " .. session.VERSION .. ") | "
+    .. compat.luaVersion .. " | connected: " .. tostring(session.link ~= nil)
+    .. " | mode: " .. tostring(session.mode) .. " " .. tostring(session.host) .. ":" .. tostring(session.port)
+end
+
+function M.getInfo()
+  local lines = { M.getBaseInfo() }
+  local state = hook.state()
+  lines[#lines + 1] = "hook: enabled=" .. tostring(state.enabled) .. " breakpointsActive=" .. tostring(state.bpMode)
+    .. " slow=" .. tostring(state.slow) .. " jitForcedOff=" .. tostring(compat.jitIsForcedOff())
+  lines[#lines + 1] = "breakpoints: " .. breakpoints.count()
+  for key, entry in pairs(breakpoints.all()) do
+    local ls = {}
+    for line in pairs(entry.lines) do ls[#ls + 1] = line end
+    table.sort(ls)
+    lines[#lines + 1] = "  " .. key .. " (" .. entry.path .. "): " .. table.concat(ls, ", ")
+  end
+  local cfg = paths.config()
+  lines[#lines + 1] = "paths: autoPathMode=" .. tostring(cfg.autoPathMode) .. " caseSensitive=" .. tostring(cfg.caseSensitive)
+    .. " luaFileExtension=" .. tostring(cfg.luaFileExtension) .. " cwd=" .. tostring(cfg.cwd)
+  lines[#lines + 1] = "recent log:"
+  for _, l in ipairs(session.logLines) do lines[#lines + 1] = "  " .. l end
+  return table.concat(lines, "\n")
+end
+
+function M.doctor()
+  local lines = { M.getBaseInfo() }
+  local core = transport.socketCore()
+  lines[#lines + 1] = core and "socket: luasocket found" or "socket: NOT found (install luasocket or set LuaPanda.customGetSocketInstance)"
+  lines[#lines + 1] = compat.canCompile and "load/loadstring: available (watch and conditions work)" or "load/loadstring: missing"
+  lines[#lines + 1] = "C hook library: not used (pure-Lua runtime)"
+  local info = debug.getinfo(1, "S")
+  lines[#lines + 1] = "runtime source: " .. tostring(info.source)
+  return table.concat(lines, "\n")
+end
+
+--- Pretty-prints a table (upstream helper).
+function M.serializeTable(t, name)
+  local out, seen = {}, {}
+  local function walk(v, indent, label)
+    if type(v) ~= "table" then
+      out[#out + 1] = indent .. label .. " = " .. variables.display(v)
+      return
+    end
+    if seen[v] then out[#out + 1] = indent .. label .. " = <cycle>" return end
+    seen[v] = true
+    out[#out + 1] = indent .. label .. " = {"
+    for k, x in pairs(v) do walk(x, indent .. "  ", tostring(k)) end
+    out[#out + 1] = indent .. "}"
+  end
+  walk(t, "", name or "table")
+  return table.concat(out, "\n")
+end
+
+M.settings = session.settings
+setmetatable(M, {
+  __newindex = function(t, k, v)
+    if k == "customGetSocketInstance" then session.settings.customGetSocketInstance = v return end
+    rawset(t, k, v)
+  end,
+  __index = function(_, k)
+    if k == "customGetSocketInstance" then return session.settings.customGetSocketInstance end
+    if k == "curStackId" then return nil end
+  end,
+})
+
+rawset(_G, "LuaPanda", M)
+return M

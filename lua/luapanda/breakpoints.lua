@@ -1,0 +1,182 @@
+-- breakpoints.lua: the breakpoint table, rules validated when set (condition, hit condition,
+-- logpoint template), and the per-function verdict cache the hook uses: for a function object,
+-- the table {line -> breakpoint} of breakpoints inside its line range, or false. One table lookup
+-- per call once a function has been seen; the cache is dropped whenever breakpoints change.
+local compat = require("luapanda.compat")
+local paths = require("luapanda.paths")
+
+local M = {}
+
+local getinfo = debug.getinfo
+local byKey = {}            -- key -> { path = fullPath, lines = { [line] = bp } }
+local count = 0             -- number of breakpoints in total
+local verdicts = setmetatable({}, { __mode = "k" })
+local ownSources = {}       -- the runtime's own chunk sources, never debugged
+
+M.generation = 0
+
+function M.addOwnSource(source) ownSources[source] = true end
+function M.isOwnSource(source) return ownSources[source] == true end
+function M.count() return count end
+function M.all() return byKey end
+
+local function reset()
+  verdicts = setmetatable({}, { __mode = "k" })
+  M.generation = M.generation + 1
+end
+
+function M.clear()
+  byKey, count = {}, 0
+  reset()
+end
+
+--- Parses a hit condition: "> N", ">= N", "== N", "< N", "<= N", "% N" or a bare "N" (>= N).
+local function parseHitCondition(text)
+  local s = tostring(text):gsub("^%s+", ""):gsub("%s+$", "")
+  if s == "" then return nil end
+  local op, n = s:match("^([<>=%%]=?)%s*(%d+)$")
+  if not op then
+    n = s:match("^(%d+)$")
+    op = n and ">="
+  end
+  if op == "=" then op = "==" end
+  local valid = { [">"] = true, [">="] = true, ["=="] = true, ["<"] = true, ["<="] = true, ["%"] = true }
+  if not op or not valid[op] then
+    return nil, "invalid hit condition '" .. s .. "' (use > N, >= N, == N, < N, <= N, % N or N)"
+  end
+  n = tonumber(n)
+  if op == "%" and n == 0 then return nil, "invalid hit condition '% 0'" end
+  return { op = op, n = n }
+end
+
+local function hitConditionMet(hc, hits)
+  local op, n = hc.op, hc.n
+  if op == ">" then return hits > n end
+  if op == ">=" then return hits >= n end
+  if op == "==" then return hits == n end
+  if op == "<" then return hits < n end
+  if op == "<=" then return hits <= n end
+  return hits % n == 0
+end
+
+--- Splits a log message into literal text and `{expr}` parts; `{{`/`}}` are literal braces.
+local function parseTemplate(message)
+  local parts, i, n, literal = {}, 1, #message, {}
+  while i <= n do
+    local c = message:sub(i, i)
+    if c == "{" and message:sub(i + 1, i + 1) == "{" then
+      literal[#literal + 1] = "{" i = i + 2
+    elseif c == "}" and message:sub(i + 1, i + 1) == "}" then
+      literal[#literal + 1] = "}" i = i + 2
+    elseif c == "{" then
+      local close = message:find("}", i + 1, true)
+      if not close then return nil, "unclosed '{' in log message" end
+      if #literal > 0 then parts[#parts + 1] = table.concat(literal) literal = {} end
+      local expr = message:sub(i + 1, close - 1)
+      local fn, err = compat.compile("return " .. expr, "=(log)", {})
+      if not fn then return nil, "log message expression {" .. expr .. "}: " .. tostring(err) end
+      parts[#parts + 1] = { expr = expr }
+      i = close + 1
+    else
+      literal[#literal + 1] = c i = i + 1
+    end
+  end
+  if #literal > 0 then parts[#parts + 1] = table.concat(literal) end
+  return parts
+end
+
+local function compileCheck(expr, what)
+  if not compat.canCompile then return true end
+  local fn, err = compat.compile("return " .. expr, "=(" .. what .. ")", {})
+  if not fn then return nil, what .. " '" .. expr .. "': " .. tostring(err) end
+  return true
+end
+
+--- Replaces the breakpoints of one file. Returns one result per `bks` entry, in order:
+--- { line = N, verified = bool, message = string|nil }.
+function M.setFile(path, bks)
+  local key, full = paths.breakpointKey(path)
+  local old = byKey[key]
+  if old then
+    for _ in pairs(old.lines) do count = count - 1 end
+  end
+  local lines, results = {}, {}
+  if type(bks) ~= "table" then bks = {} end
+  for _, spec in ipairs(bks) do
+    local line = type(spec) == "table" and tonumber(spec.line)
+    local result = { line = line or 0, verified = true }
+    if not line then
+      result.verified, result.message = false, "breakpoint without a valid line"
+    else
+      local bp = { line = line, kind = tonumber(spec.type) or 2, hits = 0, path = full }
+      local err
+      local condition = spec.condition
+      if type(condition) == "string" and condition:find("%S") and bp.kind ~= 1 then
+        local ok, cerr = compileCheck(condition, "condition")
+        if ok then bp.condition = condition else err = cerr end
+      end
+      if not err and spec.hitCondition ~= nil and tostring(spec.hitCondition):find("%S") then
+        local hc, herr = parseHitCondition(spec.hitCondition)
+        if hc then bp.hitCondition = hc else err = herr end
+      end
+      if not err and bp.kind == 1 then
+        local parts, terr = parseTemplate(tostring(spec.logMessage or ""))
+        if parts then bp.log = parts else err = terr end
+      end
+      if err then
+        result.verified, result.message = false, err
+      else
+        if not lines[line] then count = count + 1 end
+        lines[line] = bp
+      end
+    end
+    results[#results + 1] = result
+  end
+  if next(lines) then
+    byKey[key] = { path = full, lines = lines }
+  else
+    byKey[key] = nil
+  end
+  reset()
+  return results
+end
+
+--- Whether a breakpoint that matched its line should fire, given its condition result.
+function M.countHit(bp)
+  bp.hits = bp.hits + 1
+  if bp.hitCondition then return hitConditionMet(bp.hitCondition, bp.hits) end
+  return true
+end
+
+--- The {line -> bp} table for the breakpoints inside `fn`'s line range, or false.
+local function compute(fn)
+  local info = getinfo(fn, "S")
+  if not info or info.what == "C" or ownSources[info.source] then return false end
+  if count == 0 then return false end
+  local entry = byKey[paths.key(info.source)]
+  if not entry then return false end
+  local first, last = info.linedefined, info.lastlinedefined
+  local found = false
+  for line, bp in pairs(entry.lines) do
+    if info.what == "main" or (line >= first and line <= last) then
+      found = found or {}
+      found[line] = bp
+    end
+  end
+  return found
+end
+
+function M.verdict(fn)
+  if fn == nil then return false end
+  local v = verdicts[fn]
+  if v == nil then
+    v = compute(fn)
+    verdicts[fn] = v
+  end
+  return v
+end
+
+M.parseHitCondition = parseHitCondition
+M.parseTemplate = parseTemplate
+
+return M

@@ -1,0 +1,109 @@
+-- compat.lua: every difference between Lua 5.1, 5.2, 5.3, 5.4 and LuaJIT 2.1 that the runtime
+-- depends on, isolated here so no other module tests _VERSION.
+local M = {}
+
+local jitLib = rawget(_G, "jit")
+M.isJIT = type(jitLib) == "table" and type(jitLib.version) == "string"
+M.jit = M.isJIT and jitLib or nil
+M.luaVersion = _VERSION .. (M.isJIT and (" " .. jitLib.version) or "")
+M.is51 = _VERSION == "Lua 5.1" -- also LuaJIT
+M.unpack = table.unpack or rawget(_G, "unpack")
+M.pack = table.pack or function(...) return { n = select("#", ...), ... } end
+
+-- Character class for bytes that need escaping in JSON strings ("\0" is not allowed in 5.1 patterns).
+M.escapePattern = M.is51 and '[%z\1-\31"\\|\127]' or '[\0-\31"\\|\127]'
+
+local rawLoadstring = rawget(_G, "loadstring")
+local setfenv = rawget(_G, "setfenv")
+
+--- Compiles `source` with `env` as its global environment. Returns fn or nil, message.
+function M.compile(source, chunkname, env)
+  if setfenv and rawLoadstring then
+    local fn, err = rawLoadstring(source, chunkname)
+    if fn and env then setfenv(fn, env) end
+    return fn, err
+  end
+  return load(source, chunkname, "t", env)
+end
+
+--- True when `load`/`loadstring` can compile text at all (some engines remove it).
+M.canCompile = (rawLoadstring ~= nil) or (type(load) == "function")
+
+--- Varargs of a frame are reachable through negative getlocal indices (5.2+ and LuaJIT).
+M.hasVarargLocals = (not M.is51) or M.isJIT
+
+--- The current thread as a table key; the main thread of 5.1/LuaJIT has no handle.
+M.MAIN = setmetatable({}, { __tostring = function() return "main" end })
+local running = coroutine.running
+function M.currentThread()
+  local co, isMain = running()
+  if co == nil or isMain then return M.MAIN, co end
+  return co, co
+end
+
+--- The raw address form of a table/userdata/function, bypassing __tostring and __name.
+local format = string.format
+local dgetmetatable, dsetmetatable = debug.getmetatable, debug.setmetatable
+local has54p = pcall(format, "%p", {})
+function M.rawtostring(v)
+  local t = type(v)
+  if t ~= "table" and t ~= "userdata" then return tostring(v) end
+  local mt = dgetmetatable(v)
+  if mt == nil then return tostring(v) end
+  if has54p then return t .. ": " .. format("%p", v) end
+  local ok = pcall(dsetmetatable, v, nil)
+  if not ok then return t .. ": ?" end
+  local s = tostring(v)
+  dsetmetatable(v, mt)
+  return s
+end
+
+--- Monotonic-ish wall clock in seconds (luasocket's when present).
+function M.clockSource(socketCore)
+  if socketCore and type(socketCore.gettime) == "function" then return socketCore.gettime end
+  return os.time
+end
+
+--- Arms `fn` to run after each full garbage-collection cycle, with no cost in between.
+--- Returns a function that disarms it.
+function M.onEveryGcCycle(fn)
+  local armed = true
+  local newproxy = rawget(_G, "newproxy")
+  local getinfo = debug.getinfo
+  local arm
+  local function finalizer()
+    -- While the state closes, no frame lies below the finalizer: stop for good (luasocket and
+    -- other libraries may already be finalized).
+    if not getinfo(2, "l") then armed = false return end
+    if armed then pcall(fn); arm() end
+  end
+  arm = function()
+    if not armed then return end
+    if M.is51 and newproxy then
+      local proxy = newproxy(true)
+      getmetatable(proxy).__gc = finalizer
+    else
+      setmetatable({}, { __gc = finalizer })
+    end
+  end
+  arm()
+  return function() armed = false end
+end
+
+--- Turns the JIT compiler off (and flushes compiled traces) while breakpoints or steps need
+--- every line to run through the hook; back on afterwards. No-op outside LuaJIT.
+local jitForcedOff = false
+function M.setJitNeeded(off)
+  if not M.isJIT then return end
+  if off and not jitForcedOff then
+    jitForcedOff = true
+    pcall(jitLib.off)
+    pcall(jitLib.flush)
+  elseif not off and jitForcedOff then
+    jitForcedOff = false
+    pcall(jitLib.on)
+  end
+end
+function M.jitIsForcedOff() return jitForcedOff end
+
+return M

@@ -1,0 +1,83 @@
+-- coroutines.lua: wrappers around coroutine.create/resume/wrap, installed when the runtime loads.
+-- They give every coroutine the debug hook of the current state (PUC Lua hooks are per thread),
+-- remember who resumed whom (the resumer chain of stack frames), hand an unfinished step over to
+-- the resumer when the stepping coroutine yields or ends, and make coroutine.wrap bodies
+-- debuggable. Coroutines created before the runtime loaded are adopted on their next resume.
+local compat = require("luapanda.compat")
+local hook = require("luapanda.hook")
+local stack = require("luapanda.stack")
+
+local M = {}
+
+local raw = {
+  create = coroutine.create, resume = coroutine.resume, wrap = coroutine.wrap,
+  status = coroutine.status, close = rawget(coroutine, "close"),
+}
+M.raw = raw
+local pack, unpack = compat.pack, compat.unpack
+local known = setmetatable({}, { __mode = "k" })     -- co -> { wrap = bool, protected = bool }
+local resumers = setmetatable({}, { __mode = "k" })  -- co -> { key, handle }
+local session
+
+function M.info(co) return known[co] end
+
+--- The thread that resumed `key` (key, handle), or nil.
+function M.resumerOf(key)
+  local r = resumers[key]
+  if r then return r.key, r.handle end
+  return nil
+end
+
+local function adopt(co)
+  if not known[co] then
+    known[co] = {}
+    hook.prepare(co)
+  end
+  return known[co]
+end
+
+local function resume(co, ...)
+  if type(co) ~= "thread" then return raw.resume(co, ...) end
+  local entry = adopt(co)
+  local key, handle = compat.currentThread()
+  resumers[co] = { key = key, handle = handle }
+  if session.link and entry.wrap then entry.protected = session.isProtected and session.isProtected(2) end
+  if compat.isJIT then hook.switchTo(co) end
+  local r = pack(raw.resume(co, ...))
+  resumers[co] = nil
+  if compat.isJIT then hook.switchTo(nil) end
+  if session.link and session.isStepping() then
+    session.onThreadLeft(co, key, stack.levelsFromCaller() - 1)
+  end
+  return unpack(r, 1, r.n)
+end
+M.resume = resume
+
+local function create(f)
+  local co = raw.create(f)
+  adopt(co)
+  return co
+end
+
+local function wrap(f)
+  local co = create(f)
+  known[co].wrap = true
+  return function(...)
+    local r = pack(resume(co, ...))
+    if r[1] then return unpack(r, 2, r.n) end
+    local err = r[2]
+    if raw.close then pcall(raw.close, co) end
+    if type(err) == "string" or type(err) == "number" then error(err, 2) end
+    error(err, 0)
+  end
+end
+
+function M.install(s)
+  session = s
+  session.setResumerLookup(M.resumerOf)
+  coroutine.create = create
+  coroutine.resume = resume
+  coroutine.wrap = wrap
+end
+
+return M

@@ -1,0 +1,205 @@
+-- hook.lua: the hot path. One debug hook closure per thread (LuaJIT: one global hook), with the
+-- cheapest mask that can still catch what is pending:
+--   idle (no breakpoint, nothing pending)  ""    + count  (count only notices IDE commands)
+--   breakpoints elsewhere                   "c"   + count  (one getinfo + cache lookup per call)
+--   below a function holding a breakpoint   "cr"  + count  (returns tell when we are back)
+--   inside a function holding a breakpoint  "lcr" + count  (line events: one table index each)
+--   step / pause / entry / BP() pending     "l"   + count  (every line goes to the session)
+-- Disconnected: no hook at all. The per-function verdicts come from breakpoints.verdict.
+local compat = require("luapanda.compat")
+local breakpoints = require("luapanda.breakpoints")
+
+local M = {}
+
+local sethook, gethook, getinfo = debug.sethook, debug.gethook, debug.getinfo
+local verdict = breakpoints.verdict
+local MAIN = compat.MAIN
+
+local session        -- callbacks: onPoll(hookFn), onSlowLine(line, hookFn), onBreakpoint(bp, line, hookFn)
+local enabled = false
+local pollEvery = 0
+local bpMode = false
+local slow = false
+local inside = false
+
+local hooks = setmetatable({}, { __mode = "k" }) -- thread key -> { fn = hook, set = setter }
+local pool = setmetatable({}, { __mode = "k" })  -- coroutines we know of
+
+function M.init(callbacks) session = callbacks end
+function M.setInside(v) local old = inside inside = v return old end
+function M.isInside() return inside end
+function M.pool() return pool end
+
+local MASKS = { [0] = "c", [1] = "cr", [2] = "lcr" }
+
+local function newHook()
+  local activeLines = false
+  local mode = -1
+  local hook
+  -- Sets this hook's mode; `co` names a thread other than the running one.
+  local function apply(m, lines, force, co)
+    activeLines = lines or false
+    if m ~= mode or force then
+      mode = m
+      local mask
+      if not enabled then
+        if co then sethook(co) else sethook() end
+        return
+      elseif slow then
+        mask = "l"
+      elseif not bpMode then
+        mask = ""
+      else
+        mask = MASKS[m]
+      end
+      if co then sethook(co, hook, mask, pollEvery) else sethook(hook, mask, pollEvery) end
+    end
+  end
+  hook = function(event, line)
+    if inside then return end
+    if event == "line" then
+      if slow then
+        inside = true
+        pcall(session.onSlowLine, line, hook)
+        inside = false
+        return
+      end
+      local bp = activeLines and activeLines[line]
+      if bp then
+        inside = true
+        local lines = verdict(getinfo(2, "f").func)
+        activeLines = lines
+        if lines and lines[line] then pcall(session.onBreakpoint, lines[line], line, hook) end
+        inside = false
+      end
+      return
+    elseif event == "count" then
+      inside = true
+      pcall(session.onPoll, hook)
+      inside = false
+      return
+    end
+    if not bpMode or slow then return end
+    if event == "return" then
+      local info = getinfo(3, "f")
+      if not info then return end
+      local lines = verdict(info.func)
+      if lines then
+        if mode ~= 2 then apply(2, lines) else activeLines = lines end
+        return
+      end
+      if mode == 2 then
+        local l = 4
+        while true do
+          local below = getinfo(l, "f")
+          if not below then break end
+          if verdict(below.func) then apply(1) return end
+          l = l + 1
+        end
+        apply(0)
+      end
+    else -- "call" / "tail call"
+      local lines = verdict(getinfo(2, "f").func)
+      if lines then
+        if mode ~= 2 then apply(2, lines) else activeLines = lines end
+      elseif mode == 2 then
+        apply(1)
+      end
+    end
+  end
+  return { fn = hook, apply = apply }
+end
+
+local function hookFor(key)
+  local h = hooks[key]
+  if not h then
+    h = newHook()
+    hooks[key] = h
+  end
+  return h
+end
+
+-- Mode of a stack: 2 if the top user frame holds a breakpoint, 1 if one below does, else 0.
+local function modeOf(co, firstLevel)
+  if not bpMode then return 0, nil end
+  local level, top = firstLevel, true
+  while true do
+    local info
+    if co then info = getinfo(co, level, "fS") else info = getinfo(level, "fS") end
+    if not info then return 0, nil end
+    if info.what ~= "C" and not breakpoints.isOwnSource(info.source) then
+      local lines = verdict(info.func)
+      if lines then
+        if top then return 2, lines end
+        return 1, nil
+      end
+      top = false
+    end
+    level = level + 1
+  end
+end
+
+--- Installs hooks matching the current state on the running thread and every known coroutine.
+function M.refresh()
+  local key = compat.currentThread()
+  local h = hookFor(key)
+  local m, lines = modeOf(nil, 2)
+  h.apply(m, lines, true)
+  if compat.isJIT then return end -- one global hook
+  for co in pairs(pool) do
+    if co ~= key then
+      if coroutine.status(co) == "dead" then
+        pool[co] = nil
+      else
+        local cm, clines = modeOf(co, 0)
+        hookFor(co).apply(cm, clines, true, co)
+      end
+    end
+  end
+end
+
+--- Prepares a coroutine that is about to run (created, or resumed for the first time since we
+--- know it): gives it its own hook in the current state.
+function M.prepare(co)
+  pool[co] = true
+  if not enabled or compat.isJIT then return end
+  local cm, clines = modeOf(co, 0)
+  hookFor(co).apply(cm, clines, true, co)
+end
+
+--- LuaJIT has one global hook: re-evaluate it for the thread that is about to run.
+function M.switchTo(co)
+  if not enabled or not compat.isJIT then return end
+  local h = hookFor(compat.currentThread())
+  if co then
+    local m, lines = modeOf(co, 0)
+    h.apply(m, lines, true)
+  else
+    local m, lines = modeOf(nil, 2)
+    h.apply(m, lines, true)
+  end
+end
+
+--- Changes the global state and re-installs hooks.
+function M.configure(state)
+  enabled = state.enabled and true or false
+  pollEvery = state.pollEvery or pollEvery
+  bpMode = breakpoints.count() > 0
+  slow = state.slow and true or false
+  compat.setJitNeeded(enabled and (bpMode or slow))
+  if not enabled then
+    sethook()
+    for co in pairs(pool) do
+      if coroutine.status(co) ~= "dead" then sethook(co) end
+    end
+    return
+  end
+  M.refresh()
+end
+
+function M.state() return { enabled = enabled, bpMode = bpMode, slow = slow, pollEvery = pollEvery } end
+
+--- The hook currently set on the running thread (for diagnostics).
+function M.current() return gethook() end
+
+return M

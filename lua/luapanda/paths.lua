@@ -1,0 +1,116 @@
+-- paths.lua: turns a chunk's `source` into the `file` and `oPath` of stack frames and into the
+-- key breakpoints are stored under (protocol doc 11.2/11.3). autoPathMode keys by file name,
+-- exact mode by the full normalised path. Results are cached per source string.
+local M = {}
+
+local config = {
+  autoPathMode = true,
+  caseSensitive = false,
+  luaFileExtension = "",
+  cwd = "",
+  truncatedOPath = "",
+  windows = false,
+}
+local keyCache, oPathCache = {}, {}
+
+function M.configure(settings)
+  for k, v in pairs(settings) do config[k] = v end
+  keyCache, oPathCache = {}, {}
+end
+
+function M.config() return config end
+
+--- Normalises separators, `.` and `..` segments and case (genUnifiedPath).
+function M.unify(path)
+  if not config.caseSensitive then path = path:lower() end
+  path = path:gsub("\\", "/")
+  local absolute = path:sub(1, 1) == "/"
+  local parts = {}
+  for segment in path:gmatch("[^/]+") do
+    if segment == ".." then
+      if #parts > 0 and parts[#parts] ~= ".." and not parts[#parts]:match("^%a:$") then
+        parts[#parts] = nil
+      elseif not absolute then
+        parts[#parts + 1] = ".."
+      end
+    elseif segment ~= "." then
+      parts[#parts + 1] = segment
+    end
+  end
+  local result = table.concat(parts, "/")
+  if absolute then result = "/" .. result end
+  if config.windows then
+    result = result:gsub("^(%a):", function(d) return d:lower() .. ":" end)
+  end
+  return result
+end
+
+--- Applies luaFileExtension (doc 11.2 step 3) and require-style dotted names (`a.b.c`).
+local function applyExtension(path)
+  local ext = config.luaFileExtension
+  -- A bare module name such as "game.player" (no slash, no .lua) becomes game/player.
+  if not path:find("[/\\]") and not path:find("%.lua$") and ext == "" and path:find("%.") then
+    path = path:gsub("%.", "/") .. ".lua"
+  end
+  if ext ~= "" then
+    if ext:find("%%%d") then
+      path = path:gsub("%.[%w%.]+$", ext)
+    else
+      path = path:gsub("%.[%w%.]+$", "") .. "." .. ext
+    end
+  end
+  return path
+end
+
+local function stripSource(source)
+  if source:sub(1, 1) == "@" then source = source:sub(2) end
+  return source
+end
+
+--- True when a chunk comes from a file (not a string given to load).
+function M.isFileSource(source)
+  local c = source:sub(1, 1)
+  return c == "@" or (c ~= "=" and not source:find("[\n;=]"))
+end
+
+--- The key a source's breakpoints are stored under; also the stack frame's `file`.
+function M.key(source)
+  local cached = keyCache[source]
+  if cached then return cached end
+  local path = stripSource(source):gsub("^%./", "")
+  path = applyExtension(path)
+  if not config.autoPathMode then
+    if not path:find("^/") and not path:find("^%a:") and config.cwd ~= "" then
+      if not path:find(config.cwd, 1, true) then path = config.cwd .. "/" .. path end
+    end
+  end
+  path = M.unify(path)
+  if config.autoPathMode then path = path:match("([^/]*)$") end
+  keyCache[source] = path
+  return path
+end
+
+--- The key of a breakpoint path sent by the IDE.
+function M.breakpointKey(path)
+  local unified = M.unify(tostring(path))
+  if config.autoPathMode then return unified:match("([^/]*)$"), unified end
+  return unified, unified
+end
+
+--- The stack frame's `oPath`: the most complete path we have (doc 11.3).
+function M.oPath(source)
+  local cached = oPathCache[source]
+  if cached then return cached end
+  local path = stripSource(source):gsub("^%./", "/")
+  path = M.unify(path)
+  local trunc = config.truncatedOPath
+  if trunc and trunc ~= "" then
+    if not config.caseSensitive then trunc = trunc:lower() end
+    local ok, _, e = pcall(string.find, path, trunc)
+    if ok and e then path = path:sub(e + 1) end
+  end
+  oPathCache[source] = path
+  return path
+end
+
+return M

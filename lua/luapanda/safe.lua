@@ -1,0 +1,48 @@
+-- safe.lua: runs code the debugger does not trust (metamethods, watch expressions) so that an
+-- error, a yield or an endless loop cannot break the debugger: in a fresh coroutine with an
+-- instruction budget (PUC Lua; LuaJIT's hooks are global and cannot be nested, so there only
+-- errors and yields are caught).
+local compat = require("luapanda.compat")
+
+local M = {}
+M.budget = 2000000
+
+local create, resume, status = coroutine.create, coroutine.resume, coroutine.status
+local sethook = debug.sethook
+local pack, unpack = compat.pack, compat.unpack
+
+local function budgetExceeded()
+  error("evaluation stopped: it ran more than " .. M.budget .. " instructions (endless loop?)", 0)
+end
+
+--- Calls fn(...) safely. Returns true, results... or false, message.
+function M.call(fn, ...)
+  local co = create(fn)
+  if not compat.isJIT then sethook(co, budgetExceeded, "", M.budget) end
+  local r = pack(resume(co, ...))
+  if r[1] and status(co) ~= "dead" then
+    return false, "evaluation tried to yield"
+  end
+  if not r[1] then
+    local msg = r[2]
+    if type(msg) ~= "string" then msg = compat.rawtostring(msg) end
+    return false, msg
+  end
+  return unpack(r, 1, r.n)
+end
+
+--- tostring(v) that survives a __tostring which errors, loops or returns a non-string.
+function M.tostring(v)
+  local t = type(v)
+  if t ~= "table" and t ~= "userdata" then return tostring(v) end
+  local mt = debug.getmetatable(v)
+  if mt == nil or rawget(mt, "__tostring") == nil then
+    if mt ~= nil and rawget(mt, "__name") ~= nil then return compat.rawtostring(v) end
+    return tostring(v)
+  end
+  local ok, s = M.call(tostring, v)
+  if ok and type(s) == "string" then return s end
+  return compat.rawtostring(v) .. " (__tostring failed: " .. tostring(s) .. ")"
+end
+
+return M

@@ -1,0 +1,568 @@
+-- session.lua: one debug session with an IDE: the handshake, the dispatch table of IDE commands,
+-- the stop loop, stepping/pause/entry decisions for the hook, breakpoint conditions, hit counts
+-- and logpoints, exception stops, and attach/reconnect. Every command handler runs under pcall:
+-- nothing the IDE sends can raise an error into the debugged program.
+local compat = require("luapanda.compat")
+local json = require("luapanda.json")
+local transport = require("luapanda.transport")
+local paths = require("luapanda.paths")
+local breakpoints = require("luapanda.breakpoints")
+local hook = require("luapanda.hook")
+local stack = require("luapanda.stack")
+local variables = require("luapanda.variables")
+local eval = require("luapanda.eval")
+local safe = require("luapanda.safe")
+
+local S = {}
+
+local getinfo = debug.getinfo
+local MAIN = compat.MAIN
+
+S.VERSION = "3.3.1"          -- upstream protocol version we speak
+S.RUNTIME_VERSION = "0.1.0"
+S.FEATURES = { "pause", "exceptions", "paging", "hitCondition", "logInterpolation", "functionNames",
+  "coroutines", "configurationDone", "breakpointResults", "setField" }
+
+-- User-editable settings (upstream names), exposed through LuaPanda.
+S.settings = {
+  attachInterval = 1,          -- seconds between reconnect attempts
+  connectTimeoutSec = 0.05,
+  listeningTimeoutSec = 0.5,
+  handshakeTimeoutSec = 30,
+  pollInstructions = 100000,   -- count hook period while connected
+  customGetSocketInstance = nil,
+}
+
+S.link = nil
+S.mode = nil                 -- "client" | "server"
+S.host, S.port = nil, nil
+S.attachMode = false
+S.stopped = false
+S.config = { logLevel = 1, stopOnEntry = false, base64 = false }
+S.filters = { uncaught = true, caught = false }
+S.logLines = {}
+S.configurationDone = true
+
+local step = nil             -- { mode = "over"|"in"|"out", key = threadKey, depth = n }
+local pausePending, entryKey, bpKey = false, nil, nil
+local dupGuard = nil         -- LuaJIT: ignore one repeated line event after a stop
+local lastAttempt = -math.huge
+local clock = os.time
+local serverSocket = nil
+local resumerOf              -- set by coroutines module
+
+function S.setResumerLookup(fn) resumerOf = fn end
+
+-- Logging ----------------------------------------------------------------------------------
+local function remember(text)
+  local lines = S.logLines
+  lines[#lines + 1] = text
+  if #lines > 50 then table.remove(lines, 1) end
+end
+
+local function rawSend(msg)
+  local link = S.link
+  if not link then return false end
+  local ok, text = pcall(json.encode, msg)
+  if not ok then
+    remember("encode failed: " .. tostring(text))
+    return false
+  end
+  local sent = link:send(text)
+  if not sent then S.disconnect("connection lost") return false end
+  return true
+end
+
+function S.send(cmd, info, callbackId, stackFrames)
+  return rawSend({ cmd = cmd, callbackId = callbackId == nil and "0" or callbackId, info = info or {}, stack = stackFrames })
+end
+
+--- Log frame: kind 0 output, 1 tip, 2 debug_console (upstream printToVSCode).
+function S.log(text, level, kind)
+  text = tostring(text)
+  remember(text)
+  level = level or 1
+  if S.link and level >= (S.config.logLevel or 1) then
+    local cmd = (kind == 1 and "tip") or (kind == 2 and "debug_console") or (kind == 3 and "tipError") or "output"
+    S.send(cmd, { logInfo = text }, "0")
+  end
+end
+
+local function sendMemory()
+  S.send("refreshLuaMemory", { memInfo = tostring(collectgarbage("count")) }, "0")
+end
+
+-- Hook state --------------------------------------------------------------------------------
+local function slowNeeded()
+  return step ~= nil or pausePending or entryKey ~= nil or bpKey ~= nil
+end
+
+function S.updateHooks()
+  hook.configure({ enabled = S.link ~= nil, pollEvery = S.settings.pollInstructions, slow = slowNeeded() })
+end
+
+-- Levels --------------------------------------------------------------------------------------
+--- Level (relative to the caller) of the frame that fired the hook `hookFn`.
+local function codeLevel(hookFn)
+  for l = 2, 200 do
+    local info = getinfo(l, "f")
+    if not info then return nil end
+    if info.func == hookFn then return l end -- caller sees the hook at l - 1, its code at l
+  end
+end
+
+local function frameRecord(base)
+  -- `base` is relative to frameRecord's caller; here it is base + 1.
+  local total = stack.levelsFromCaller()
+  local info = getinfo(base + 1, "f")
+  return { fromBottom = total - (base + 1), func = info and info.func }
+end
+
+local function depthAt(base)
+  return stack.levelsFromCaller() - base
+end
+
+-- Stops -----------------------------------------------------------------------------------------
+local function isResumeCommand(cmd)
+  return cmd == "continue" or cmd == "stopOnStep" or cmd == "stopOnStepIn" or cmd == "stopOnStepOut" or cmd == "stopRun"
+end
+
+--- Stops the program: sends the notification and serves commands until one resumes it.
+--- `base` is the level of the stopped code relative to the caller of S.stop.
+function S.stop(cmd, base, info)
+  if not S.link then return end
+  local wasInside = hook.setInside(true)
+  variables.reset()
+  local frames = stack.capture(base + 1, resumerOf or function() return nil end)
+  local key = compat.currentThread()
+  local total = stack.levelsFromCaller()
+  local depth = total - (base + 1) + 1
+  local line = frames[1] and tonumber(frames[1].line)
+  step, pausePending, entryKey, bpKey = nil, false, nil, nil
+  S.stopped = true
+  S.stopThread, S.stopDepth = key, depth
+  S.send(cmd, info or {}, 0, frames)
+  sendMemory()
+  while S.stopped and S.link do
+    local text = S.link:receive(nil)
+    if not text then S.disconnect("connection lost while stopped") break end
+    local resumed = S.handle(text)
+    if S.stopped and S.link and not resumed then sendMemory() end
+  end
+  S.stopped = false
+  variables.reset()
+  stack.reset()
+  if compat.isJIT and line then dupGuard = { key = key, line = line, depth = depth } end
+  S.updateHooks()
+  hook.setInside(wasInside)
+end
+
+local function interpolate(bp, frame)
+  local out = {}
+  local scope
+  for _, part in ipairs(bp.log) do
+    if type(part) == "string" then
+      out[#out + 1] = part
+    else
+      scope = scope or eval.scope(frame)
+      local ok, value = eval.watch(frame, part.expr, scope)
+      out[#out + 1] = ok and (type(value) == "string" and value or safe.tostring(value)) or ("{" .. part.expr .. ": " .. tostring(value) .. "}")
+    end
+  end
+  return table.concat(out)
+end
+
+--- Decides whether a breakpoint whose line was reached fires. `base` relative to the caller.
+local function breakpointFires(bp, base)
+  local frame
+  if bp.condition then
+    frame = frameRecord(base + 1)
+    local ok, value = eval.watch(frame, bp.condition)
+    if not ok or not value then return false end
+  end
+  if not breakpoints.countHit(bp) then return false end
+  if bp.kind == 1 then
+    frame = frame or frameRecord(base + 1)
+    S.log("[LogPoint Output]: " .. interpolate(bp, frame), 2, 2)
+    return false
+  end
+  return true
+end
+
+local function guardDuplicate(line, base)
+  if not dupGuard then return false end
+  local g = dupGuard
+  dupGuard = nil
+  return g.line == line and g.key == compat.currentThread() and g.depth == depthAt(base + 1)
+end
+
+-- Called by the hook on a line that holds a breakpoint (fast path).
+function S.onBreakpoint(bp, line, hookFn)
+  if not S.link or S.stopped then return end
+  local base = codeLevel(hookFn)
+  if not base then return end
+  if guardDuplicate(line, base) then return end
+  if breakpointFires(bp, base) then
+    S.stop("stopOnBreakpoint", base, { hitLines = { line } })
+  end
+end
+
+-- Called by the hook on every line while a step, pause, entry or BP() is pending.
+function S.onSlowLine(line, hookFn)
+  if not S.link or S.stopped then return end
+  local base = codeLevel(hookFn)
+  if not base then return end
+  local info = getinfo(base, "Sf")
+  if not info or info.what == "C" or breakpoints.isOwnSource(info.source) or not paths.isFileSource(info.source) then
+    return
+  end
+  if guardDuplicate(line, base) then return end
+  local key = compat.currentThread()
+  if breakpoints.count() > 0 then
+    local lines = breakpoints.verdict(info.func)
+    local bp = lines and lines[line]
+    if bp and breakpointFires(bp, base) then
+      S.stop("stopOnBreakpoint", base, { hitLines = { line } })
+      return
+    end
+  end
+  if pausePending then S.stop("stopOnPause", base) return end
+  if entryKey and (entryKey == key or entryKey == true) then S.stop("stopOnEntry", base) return end
+  if bpKey and bpKey == key then S.stop("stopOnCodeBreakpoint", base) return end
+  local s = step
+  if s then
+    if s.mode == "in" then S.stop("stopOnStepIn", base) return end
+    if s.key == key then
+      local depth = depthAt(base)
+      if s.mode == "over" and depth <= s.depth then S.stop("stopOnStep", base) return end
+      if s.mode == "out" and depth < s.depth then S.stop("stopOnStepOut", base) return end
+    end
+  end
+end
+
+--- The stepping thread stopped running (finished or yielded): continue the step in the thread
+--- that resumed it, at its current depth or above.
+function S.onThreadLeft(co, resumerKey, resumerDepth)
+  if step and step.key == co and step.mode ~= "in" then
+    step = { mode = "over", key = resumerKey, depth = resumerDepth }
+  end
+end
+
+function S.isStepping() return step ~= nil end
+
+-- Exceptions -------------------------------------------------------------------------------------
+--- Called from error paths (message handlers, error/assert wrappers). `marker` is the function
+--- whose caller raised the error.
+function S.onException(message, uncaught, marker)
+  if not S.link or S.stopped or hook.isInside() then return false end
+  if uncaught and not S.filters.uncaught then return false end
+  if not uncaught and not S.filters.caught then return false end
+  local base = 2
+  if marker then
+    for l = 2, 200 do
+      local info = getinfo(l, "f")
+      if not info then break end
+      if info.func == marker then base = l + 1 break end
+    end
+  end
+  local text = type(message) == "string" and message or safe.tostring(message)
+  S.stop("stopOnException", base, { exceptionText = text, uncaught = uncaught and true or false })
+  return true
+end
+
+-- Commands ------------------------------------------------------------------------------------
+local commands = {}
+S.commands = commands
+
+local function str(v, default)
+  if v == nil then return default end
+  return tostring(v)
+end
+
+function commands.initSuccess(info, id)
+  local c = S.config
+  c.logLevel = tonumber(info.logLevel) or 1
+  c.stopOnEntry = str(info.stopOnEntry) == "true"
+  c.base64 = str(info.isNeedB64EncodeStr) == "true"
+  c.pagingLimit = tonumber(info.pagingLimit)
+  c.waitConfigurationDone = str(info.waitConfigurationDone) == "true"
+  c.adapterVersion = str(info.adapterVersion, "")
+  local osType = type(info.OSType) == "string" and info.OSType or "Windows_NT"
+  paths.configure({
+    autoPathMode = str(info.autoPathMode, "true") == "true",
+    caseSensitive = str(info.pathCaseSensitivity, "false") == "true",
+    luaFileExtension = (str(info.luaFileExtension, "")):gsub("^%.", ""),
+    cwd = paths.unify(str(info.cwd, "")),
+    truncatedOPath = str(info.truncatedOPath, ""),
+    windows = osType == "Windows_NT",
+  })
+  variables.configure({ base64 = c.base64, pagingLimit = c.pagingLimit })
+  S.initialized = true
+  S.send("initSuccess", {
+    debuggerVer = S.VERSION,
+    UseHookLib = "0",
+    UseLoadstring = compat.canCompile and "1" or "0",
+    isNeedB64EncodeStr = c.base64 and "true" or "false",
+    runtime = "luapanda-mcp",
+    runtimeVersion = S.RUNTIME_VERSION,
+    luaVersion = compat.luaVersion,
+    features = S.FEATURES,
+  }, id)
+end
+
+function commands.setBreakPoint(info, id)
+  local results = breakpoints.setFile(str(info.path, ""), info.bks)
+  for _, r in ipairs(results) do
+    if not r.verified then S.log("breakpoint at line " .. r.line .. " not set: " .. tostring(r.message), 2) end
+  end
+  S.send("setBreakPoint", { results = results }, id)
+  if not S.stopped then S.updateHooks() end
+end
+
+function commands.setExceptionBreakpoints(info, id)
+  local filters = { uncaught = false, caught = false }
+  if type(info.filters) == "table" then
+    for _, f in ipairs(info.filters) do
+      if f == "uncaught" or f == "caught" then filters[f] = true end
+    end
+  end
+  S.filters = filters
+  S.send("setExceptionBreakpoints", {}, id)
+end
+
+function commands.configurationDone(_, id)
+  S.configurationDone = true
+  S.send("configurationDone", {}, id)
+end
+
+function commands.continue(info, id)
+  S.send("continue", {}, id)
+  step = nil
+  S.stopped = false
+  return true
+end
+
+local function startStep(mode, cmd, id)
+  S.send(cmd, {}, id)
+  if S.stopped then
+    step = { mode = mode, key = S.stopThread, depth = S.stopDepth }
+    S.stopped = false
+  else
+    -- Running: behaves like a pause (protocol doc 10.4).
+    step = { mode = "in" }
+    S.updateHooks()
+  end
+  return true
+end
+
+function commands.stopOnStep(_, id) return startStep("over", "stopOnStep", id) end
+function commands.stopOnStepIn(_, id) return startStep("in", "stopOnStepIn", id) end
+function commands.stopOnStepOut(_, id) return startStep("out", "stopOnStepOut", id) end
+
+function commands.pause(_, id)
+  S.send("pause", {}, id)
+  if not S.stopped then
+    pausePending = true
+    S.updateHooks()
+  end
+end
+
+function commands.getVariable(info, id)
+  if not S.stopped then S.send("getVariable", {}, id) return end
+  S.send("getVariable", variables.list(info.varRef, info.stackId, info.start, info.count), id)
+end
+
+function commands.setVariable(info, id)
+  if not S.stopped then
+    S.send("setVariable", { success = "false", tip = "the program is running" }, id)
+    return
+  end
+  S.send("setVariable", variables.set(info.varRef, info.stackId, info.varName, info.newValue), id)
+end
+
+function commands.getWatchedVariable(info, id)
+  local frame = S.stopped and stack.get(info.stackId)
+  local name = str(info.varName, "")
+  if not frame then S.send("getWatchedVariable", {}, id) return end
+  local ok, value = eval.watch(frame, name)
+  S.send("getWatchedVariable", { variables.evalResult(name, ok, value, "false") }, id)
+end
+
+function commands.runREPLExpression(info, id)
+  local text = str(info.Expression, ""):gsub("^%s+", ""):gsub("%s+$", "")
+  text = text:gsub("^p%s+", "")
+  local frame = S.stopped and stack.get(info.stackId)
+  local ok, value
+  if frame then
+    ok, value = eval.repl(frame, text)
+  else
+    -- Not stopped: evaluate against globals only.
+    local fn, err = eval.compile(text, _G, true)
+    if fn then ok, value = safe.call(fn) else ok, value = false, err end
+  end
+  S.send("runREPLExpression", { variables.evalResult("Exp", ok, value, false) }, id)
+end
+
+function commands.stopRun(_, id)
+  S.send("stopRun", {}, id)
+  S.disconnect("stopRun")
+  return true
+end
+
+function commands.LuaGarbageCollect()
+  collectgarbage("collect")
+  sendMemory()
+end
+
+--- Handles one frame's text. Returns true when it resumed the program.
+function S.handle(text)
+  local msg, err = json.decode(text)
+  if type(msg) ~= "table" then
+    S.log("LuaPanda: ignored a malformed frame (" .. tostring(err or "not an object") .. ")", 2)
+    return false
+  end
+  local cmd = msg.cmd
+  local id = msg.callbackId
+  if id == nil or id == "" or tostring(id) == "0" then id = "0" else id = tostring(id) end
+  local handler = type(cmd) == "string" and commands[cmd]
+  if not handler then
+    S.log("LuaPanda: ignored unknown command " .. tostring(cmd), 1)
+    return false
+  end
+  local info = msg.info
+  if type(info) ~= "table" then info = {} end
+  local ok, result = pcall(handler, info, id)
+  if not ok then
+    S.log("LuaPanda: command " .. cmd .. " failed: " .. tostring(result), 2)
+    if S.link and id ~= "0" and not isResumeCommand(cmd) then S.send(cmd, {}, id) end
+    return false
+  end
+  return result == true
+end
+
+-- Polling while running -----------------------------------------------------------------------
+local function drain()
+  local link = S.link
+  while link and S.link == link do
+    local text, err = link:receive(0)
+    if not text then
+      if err == "closed" then S.disconnect("connection lost") end
+      return
+    end
+    S.handle(text)
+  end
+end
+
+--- Count hook and GC heartbeat: read commands while connected, try to attach while not.
+function S.onPoll()
+  if S.stopped then return end
+  if S.link then drain() return end
+  if not S.attachMode then return end
+  local now = clock()
+  if now - lastAttempt < S.settings.attachInterval then return end
+  lastAttempt = now
+  S.tryAttach()
+end
+
+-- Connection ----------------------------------------------------------------------------------
+function S.tryAttach()
+  if S.link then return true end
+  local link
+  if S.mode == "server" then
+    if not serverSocket then
+      serverSocket = transport.listen(S.host, S.port, S.settings.customGetSocketInstance)
+      if not serverSocket then return false end
+    end
+    link = transport.accept(serverSocket, 0)
+    if link then pcall(serverSocket.close, serverSocket) serverSocket = nil end
+  else
+    link = transport.connect(S.host, S.port, S.settings.connectTimeoutSec, S.settings.customGetSocketInstance)
+  end
+  if not link then return false end
+  S.link = link
+  return S.handshake()
+end
+
+function S.handshake()
+  local wasInside = hook.setInside(true)
+  local link = S.link
+  S.initialized = false
+  breakpoints.clear()
+  step, pausePending, entryKey, bpKey = nil, false, nil, nil
+  S.filters = { uncaught = true, caught = false }
+  local deadline = clock() + S.settings.handshakeTimeoutSec
+  while S.link == link and not S.initialized do
+    local text = link:receive(math.max(0.05, deadline - clock()))
+    if not text then break end
+    S.handle(text)
+  end
+  if not S.initialized or S.link ~= link then
+    S.disconnect("no initSuccess from the IDE")
+    hook.setInside(wasInside)
+    return false
+  end
+  if S.config.waitConfigurationDone then
+    S.configurationDone = false
+    local limit = clock() + 10
+    while S.link == link and not S.configurationDone and clock() < limit do
+      local text = link:receive(math.max(0.05, limit - clock()))
+      if text then S.handle(text) end
+    end
+  elseif not S.config.stopOnEntry then
+    local text = link:receive(1)
+    if text then S.handle(text) end
+  end
+  if S.link ~= link then hook.setInside(wasInside) return false end
+  drain()
+  if S.config.stopOnEntry then entryKey = compat.currentThread() end
+  S.log("debugger init success", 1)
+  S.updateHooks()
+  hook.setInside(wasInside)
+  return true
+end
+
+function S.disconnect(reason)
+  if reason then remember("disconnected: " .. tostring(reason)) end
+  local link = S.link
+  S.link = nil
+  S.stopped = false
+  S.initialized = false
+  step, pausePending, entryKey, bpKey, dupGuard = nil, false, nil, nil, nil
+  breakpoints.clear()
+  variables.reset()
+  stack.reset()
+  if link then link:close() end
+  lastAttempt = clock()
+  S.updateHooks()
+end
+
+function S.connect(mode, host, port)
+  S.mode, S.host, S.port = mode, host, port
+  S.attachMode = true
+  local core = transport.socketCore()
+  clock = compat.clockSource(core)
+  lastAttempt = clock()
+  return S.tryAttach()
+end
+
+function S.stopAttach()
+  S.attachMode = false
+  if S.link then S.disconnect("stopAttach") end
+  if serverSocket then pcall(serverSocket.close, serverSocket) serverSocket = nil end
+  hook.configure({ enabled = false })
+end
+
+--- LuaPanda.BP(): stop at the next line of the calling thread.
+function S.requestBP()
+  if not S.link then return nil end
+  bpKey = compat.currentThread()
+  S.updateHooks()
+  return true
+end
+
+function S.isConnected() return S.link ~= nil end
+function S.pendingState() return { step = step, pause = pausePending, entry = entryKey, bp = bpKey } end
+
+hook.init(S)
+
+return S

@@ -1,0 +1,145 @@
+-- stack.lua: stack frames of a stop. Frames of the stopped thread are remembered by their
+-- distance from the bottom of the stack, so any function of the runtime can turn them back into
+-- a getinfo/getlocal level; frames of resuming threads (the coroutine resumer chain) are
+-- remembered by thread and level. Frame ids start at 2, as upstream's `index`.
+local compat = require("luapanda.compat")
+local paths = require("luapanda.paths")
+local breakpoints = require("luapanda.breakpoints")
+
+local M = {}
+
+local getinfo = debug.getinfo
+
+--- Number of stack levels that exist from the caller's point of view (level 1 = the caller).
+local function levelsFromCaller()
+  -- Inside this function level 1 is itself, so the caller sees one level less.
+  local lo, hi = 1, 2
+  while getinfo(hi, "l") do lo = hi hi = hi * 2 end
+  while hi - lo > 1 do
+    local mid = math.floor((lo + hi) / 2)
+    if getinfo(mid, "l") then lo = mid else hi = mid end
+  end
+  return lo - 1
+end
+M.levelsFromCaller = levelsFromCaller
+
+local function levelsOfThread(co)
+  local n = 0
+  while getinfo(co, n, "l") do n = n + 1 end
+  return n
+end
+
+--- The getinfo level (relative to the caller) of a frame of the stopped thread.
+function M.level(frame)
+  local total = levelsFromCaller() -- relative to M.level's caller? no: relative to M.level
+  -- levelsFromCaller() counted from M.level's point of view (level 1 = M.level); the caller of
+  -- M.level sees everything one level lower.
+  return total - frame.fromBottom - 1
+end
+
+-- State of the current stop ----------------------------------------------------------------
+local frames = {}     -- id -> frame
+local list = {}       -- wire frames
+
+function M.reset() frames, list = {}, {} end
+function M.get(id) return frames[tonumber(id) or -1] end
+function M.wire() return list end
+
+local function describe(info)
+  if info.what == "main" then return "main chunk" end
+  local name = info.name
+  if not name then return "?" end
+  if info.namewhat == "method" then return ":" .. name end
+  return name
+end
+
+local function addFrame(info, record, coName)
+  local source = info.source or "=?"
+  local file, oPath
+  if paths.isFileSource(source) then
+    file, oPath = paths.key(source), paths.oPath(source)
+  else
+    file, oPath = info.short_src or "?", info.short_src or "?"
+  end
+  local id = #list + 2
+  record.id = id
+  record.func = info.func
+  record.source = source
+  record.currentline = info.currentline
+  frames[id] = record
+  list[#list + 1] = {
+    file = file,
+    oPath = oPath,
+    line = tostring(info.currentline or 0),
+    index = tostring(id),
+    name = describe(info),
+    coroutine = coName,
+  }
+end
+
+local function skipInfo(info)
+  return info.what == "C" or breakpoints.isOwnSource(info.source)
+end
+
+--- Captures the stack of the stopped thread starting at `base` (a level relative to the
+--- caller), then the resumer chain given by `resumerOf(threadKey) -> key, handle`.
+function M.capture(base, resumerOf)
+  M.reset()
+  local total = levelsFromCaller() - 1 -- relative to M.capture's caller
+  local key, handle = compat.currentThread()
+  local coName = key == compat.MAIN and "main" or tostring(key)
+  -- levels below are relative to M.capture: the caller's level L is L + 1 here.
+  local level = base + 1
+  while true do
+    local info = getinfo(level, "nSlf")
+    if not info then break end
+    if not skipInfo(info) then
+      addFrame(info, { fromBottom = (total + 1) - level }, coName)
+    end
+    level = level + 1
+  end
+  local seen = { [key] = true }
+  local nextKey, nextHandle = resumerOf(key)
+  while nextKey and not seen[nextKey] do
+    seen[nextKey] = true
+    if nextHandle and type(nextHandle) == "thread" then
+      local name = nextKey == compat.MAIN and "main" or tostring(nextKey)
+      local l = 0
+      while true do
+        local info = getinfo(nextHandle, l, "nSlf")
+        if not info then break end
+        if not skipInfo(info) then
+          addFrame(info, { thread = nextHandle, level = l }, name)
+        end
+        l = l + 1
+      end
+    end
+    nextKey, nextHandle = resumerOf(nextKey)
+  end
+  return list
+end
+
+--- getlocal / setlocal / getinfo on a captured frame (stopped thread or another thread).
+function M.getlocal(frame, i)
+  if frame.thread then
+    local name, value = debug.getlocal(frame.thread, frame.level, i)
+    return name, value
+  end
+  local level = M.level(frame)
+  local name, value = debug.getlocal(level, i)
+  return name, value
+end
+
+function M.setlocal(frame, i, v)
+  if frame.thread then
+    local name = debug.setlocal(frame.thread, frame.level, i, v)
+    return name
+  end
+  local level = M.level(frame)
+  local name = debug.setlocal(level, i, v)
+  return name
+end
+
+M.levelsOfThread = levelsOfThread
+
+return M

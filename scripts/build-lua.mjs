@@ -1,0 +1,83 @@
+#!/usr/bin/env node
+/**
+ * Bundles the Lua debug runtime (lua/luapanda/*.lua plus the entry lua/LuaPanda.lua) into ONE
+ * drop-in file, dist/lua/LuaPanda.lua. Each module becomes a local loader function in a private
+ * table; the bundled `require` of the runtime resolves `luapanda.*` names from that table only, so
+ * the file works without any package.path. Output is deterministic (modules in sorted order, no
+ * timestamps). A module that is required but missing fails the build loudly.
+ *
+ * Usage: node scripts/build-lua.mjs [--out <file>]
+ */
+import { readFileSync, readdirSync, mkdirSync, writeFileSync, existsSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const luaDir = path.join(root, 'lua');
+const moduleDir = path.join(luaDir, 'luapanda');
+const entryFile = path.join(luaDir, 'LuaPanda.lua');
+const outIndex = process.argv.indexOf('--out');
+const outFile = outIndex > 0 ? path.resolve(process.argv[outIndex + 1]) : path.join(root, 'dist', 'lua', 'LuaPanda.lua');
+
+function fail(message) {
+  console.error(`build-lua: ${message}`);
+  process.exit(1);
+}
+
+if (!existsSync(entryFile)) fail(`missing entry file lua/LuaPanda.lua`);
+
+/** Every module file under lua/luapanda, as module name -> source. */
+const modules = new Map();
+if (existsSync(moduleDir)) {
+  for (const file of readdirSync(moduleDir).sort()) {
+    if (!file.endsWith('.lua')) continue;
+    modules.set(`luapanda.${file.slice(0, -4)}`, readFileSync(path.join(moduleDir, file), 'utf8'));
+  }
+}
+
+// Every `require("luapanda.x")` / `require "luapanda.x"` in any source must name a module we have.
+const requirePattern = /require\s*\(?\s*["'](luapanda\.[A-Za-z0-9_.]+)["']/g;
+const entrySource = readFileSync(entryFile, 'utf8');
+for (const [name, source] of [['LuaPanda', entrySource], ...modules]) {
+  for (const match of source.matchAll(requirePattern)) {
+    if (!modules.has(match[1])) fail(`${name} requires ${match[1]}, but lua/${match[1].replace('.', '/')}.lua does not exist`);
+  }
+}
+
+function stripShebang(source) {
+  return source.startsWith('#!') ? source.replace(/^#![^\n]*/, '') : source;
+}
+
+const parts = [];
+parts.push('-- LuaPanda.lua: the LuaPanda MCP Debugger runtime, bundled from lua/ by scripts/build-lua.mjs.');
+parts.push('-- Drop this one file into your game and call require("LuaPanda").start("127.0.0.1", 8818).');
+parts.push('-- Generated file: edit the modules under lua/ and rebuild instead of editing this.');
+parts.push('local __lp_loaders, __lp_loaded, __lp_global_require = {}, {}, require');
+parts.push('local function __lp_require(name)');
+parts.push('  local cached = __lp_loaded[name]');
+parts.push('  if cached ~= nil then return cached end');
+parts.push('  local loader = __lp_loaders[name]');
+parts.push('  if not loader then');
+parts.push('    if string.sub(tostring(name), 1, 9) == "luapanda." then error("LuaPanda bundle: unknown module " .. tostring(name), 2) end');
+parts.push('    return __lp_global_require(name)');
+parts.push('  end');
+parts.push('  local value = loader(name)');
+parts.push('  if value == nil then value = true end');
+parts.push('  __lp_loaded[name] = value');
+parts.push('  return value');
+parts.push('end');
+for (const [name, source] of modules) {
+  parts.push(`__lp_loaders[${JSON.stringify(name)}] = function(...)`);
+  parts.push(`local require = __lp_require`);
+  parts.push(stripShebang(source).replace(/\s+$/, ''));
+  parts.push('end');
+}
+// The entry's final `return M` must stay the chunk's return value, so it is emitted as the chunk's
+// tail rather than wrapped in a loader.
+parts.push('local require = __lp_require');
+parts.push(stripShebang(entrySource).replace(/\s+$/, ''));
+const output = parts.join('\n') + '\n';
+
+mkdirSync(path.dirname(outFile), { recursive: true });
+writeFileSync(outFile, output);
+console.log(`build-lua: wrote ${path.relative(root, outFile)} (${modules.size} modules, ${output.length} bytes)`);

@@ -1,0 +1,91 @@
+/**
+ * Helpers for the runtime tests: start the bundled `dist/lua/LuaPanda.lua` in a real interpreter
+ * on a fixture program, accept it with a TestIde over real TCP, and find fixture lines by their
+ * `-- @marker` comments.
+ */
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { LuaInterpreter } from '../harness/interpreters';
+import { LuaProcess, REPO_ROOT, spawnLua } from '../harness/luaProcess';
+import { TestIde } from '../harness/testIde';
+import { HandshakeSettings, InitSuccessReply, LuaStackFrame, WireBreakpoint } from '../../src/protocol';
+
+export const BUNDLE_DIR = path.join(REPO_ROOT, 'dist', 'lua');
+export const FIXTURES = path.join(REPO_ROOT, 'test', 'fixtures', 'runtime');
+
+export function fixture(name: string): string {
+  return path.join(FIXTURES, name);
+}
+
+/** The 1-based line of `-- @marker` in a fixture. */
+export function lineOf(name: string, marker: string): number {
+  const lines = fs.readFileSync(fixture(name), 'utf8').split('\n');
+  const index = lines.findIndex((l) => new RegExp(`--.*@${marker}\\b`).test(l));
+  if (index < 0) throw new Error(`No @${marker} in ${name}`);
+  return index + 1;
+}
+
+export interface Session {
+  ide: TestIde;
+  lua: LuaProcess;
+  reply: InitSuccessReply;
+}
+
+export interface StartOptions {
+  settings?: HandshakeSettings;
+  args?: string[];
+  /** Breakpoints to set before `configurationDone`, by fixture file name. */
+  breakpoints?: Record<string, WireBreakpoint[]>;
+  exceptionFilters?: ('uncaught' | 'caught')[];
+  /** Script to run instead of the fixture (the fixture path is then passed as an argument). */
+  script?: string;
+}
+
+/** Starts `name` under `lua`, accepts it and completes the handshake. */
+export async function startSession(lua: LuaInterpreter, name: string, options: StartOptions = {}): Promise<Session> {
+  const ide = await TestIde.start();
+  const script = options.script ?? fixture(name);
+  const extra = options.script ? [fixture(name)] : [];
+  const proc = spawnLua(lua, script, {
+    args: [String(ide.port), ...extra, ...(options.args ?? [])],
+    luaPath: [BUNDLE_DIR],
+    cwd: FIXTURES,
+  });
+  try {
+    await ide.accept();
+    const reply = await ide.handshake({ cwd: FIXTURES, waitConfigurationDone: true, ...options.settings });
+    for (const [file, bks] of Object.entries(options.breakpoints ?? {})) {
+      await ide.connection.request('setBreakPoint', { path: fixture(file), bks });
+    }
+    if (options.exceptionFilters) {
+      await ide.connection.request('setExceptionBreakpoints', { filters: options.exceptionFilters });
+    }
+    await ide.connection.request('configurationDone', {});
+    return { ide, lua: proc, reply };
+  } catch (error) {
+    proc.kill();
+    await ide.close();
+    throw new Error(`${(error as Error).message}; ${proc.describe()}`);
+  }
+}
+
+export function line(n: number): WireBreakpoint {
+  return { verified: true, type: 2, line: n };
+}
+
+export function topOf(stack: LuaStackFrame[]): LuaStackFrame {
+  if (stack.length === 0) throw new Error('empty stack');
+  return stack[0];
+}
+
+/** Ends a session: the program must finish by itself (exit code 0 unless told otherwise). */
+export async function finish(session: Session, expectCode = 0): Promise<string> {
+  const exit = await session.lua.waitForExit(15_000);
+  await session.ide.close();
+  if (exit.code !== expectCode) {
+    throw new Error(`exit code ${exit.code} (expected ${expectCode}); ${session.lua.describe()}`);
+  }
+  return session.lua.stdout;
+}
+
+export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
