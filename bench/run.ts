@@ -1,8 +1,10 @@
 /** `npm run bench`: every benchmark of the project, one after another, printing ratios. */
+import { runMcpBench } from './mcp';
 import { runProtocolBench } from './protocol';
 
 async function main(): Promise<void> {
   await runProtocolBench();
+  await runMcpBench();
 }
 
 main().catch((error: unknown) => {

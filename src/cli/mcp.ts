@@ -6,7 +6,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { DEFAULT_MCP_PORT, startHttpServer } from '../mcp/transport/http';
-import { bridgeStdioToHttp, serveStdio } from '../mcp/transport/stdio';
+import { runStdioBridge, serveStdio } from '../mcp/transport/stdio';
 import { createHeadlessBackend } from './headlessBackend';
 import { PACKAGE_VERSION } from './version';
 
@@ -128,10 +128,7 @@ export async function main(argv: string[]): Promise<number> {
     console.error(`luapanda-mcp: ${e.message}\nRun luapanda-mcp --help for usage.`);
     return 2;
   }
-  if (options.mode === 'bridge') {
-    const bridge = await bridgeStdioToHttp(options.connect!, { token: options.token });
-    return (await bridge.done).exitCode;
-  }
+  if (options.mode === 'bridge') return runStdioBridge(options.connect!, { token: options.token });
   const backend = createHeadlessBackend({
     workspaceFolder: options.workspace,
     settings: {
@@ -174,13 +171,13 @@ export async function main(argv: string[]): Promise<number> {
 }
 
 if (require.main === module) {
+  // Exit explicitly: idle keep-alive sockets of the HTTP client or server would otherwise hold
+  // the process open for a while after the work is done.
   main(process.argv.slice(2)).then(
-    (code) => {
-      process.exitCode = code;
-    },
+    (code) => process.exit(code),
     (e: unknown) => {
       console.error(`luapanda-mcp: ${(e as Error).stack ?? String(e)}`);
-      process.exitCode = 1;
+      process.exit(1);
     },
   );
 }

@@ -25,6 +25,8 @@ interface StdioClient {
   client: Client;
   transport: StdioClientTransport;
   stderr: () => string;
+  /** Errors of the client (a non-JSON line on stdout would be one). */
+  errors: string[];
 }
 
 async function connectStdio(args: string[]): Promise<StdioClient> {
@@ -42,8 +44,10 @@ async function connectStdio(args: string[]): Promise<StdioClient> {
   client.setRequestHandler(ListRootsRequestSchema, () => ({
     roots: [{ uri: 'file:///game', name: 'game' }],
   }));
+  const errors: string[] = [];
+  client.onerror = (error) => errors.push(error.message);
   await client.connect(transport);
-  return { client, transport, stderr: () => stderr };
+  return { client, transport, stderr: () => stderr, errors };
 }
 
 /** Exercises progress and cancellation through `client`, returning once the handler saw the abort. */
@@ -139,6 +143,8 @@ describe('mcp/transport/stdio', () => {
       assert.ok(tools.tools.some((tool) => tool.name === 'echo'));
       const echo = await stdio.client.callTool({ name: 'echo', arguments: { text: 'über stdio' } });
       assert.equal(textOf(echo), 'über stdio');
+      assert.match(stdio.stderr(), /console\.log is routed to stderr/);
+      assert.deepEqual(stdio.errors, []);
     });
 
     it('delivers progress and passes cancellation to the handler signal', async () => {
