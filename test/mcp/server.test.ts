@@ -1,0 +1,258 @@
+/**
+ * The MCP server as an agent meets it: a stable tool listing (golden file), the prompt, stdio
+ * transport against the real tools, an attach session with progress notifications, runs that end
+ * without a stop, and many agents at once.
+ */
+import * as assert from 'node:assert/strict';
+import { promises as fs } from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { HeadlessBackend, createHeadlessBackend } from '../../src/cli/headlessBackend';
+import { HttpServerHandle, startHttpServer } from '../../src/mcp/transport/http';
+import { luaInterpreters } from '../harness/interpreters';
+import { REPO_ROOT, spawnLua } from '../harness/luaProcess';
+
+const GOLDEN = path.join(REPO_ROOT, 'test', 'mcp', 'golden', 'tools.json');
+const RUNTIME_DIR = path.join(REPO_ROOT, 'dist', 'lua');
+const lua = luaInterpreters().find((i) => i.command === 'lua5.4') ?? luaInterpreters()[0];
+
+type Result = Record<string, unknown> & { status: string; message?: string };
+
+async function workspaceWith(
+  files: Record<string, string>,
+  configurations: object[],
+): Promise<string> {
+  const folder = await fs.mkdtemp(path.join(os.tmpdir(), 'luapanda-mcp-server-'));
+  for (const [name, text] of Object.entries(files))
+    await fs.writeFile(path.join(folder, name), text);
+  await fs.mkdir(path.join(folder, '.vscode'));
+  await fs.writeFile(
+    path.join(folder, '.vscode', 'launch.json'),
+    JSON.stringify({ configurations }, null, 2),
+  );
+  return folder;
+}
+
+const PRINTER = 'for i = 1, 3 do print("line " .. i) end\n';
+const ATTACHED_GAME = `-- connects to the IDE, then hits a hard breakpoint
+local port = tonumber(arg[1])
+require("LuaPanda").start("127.0.0.1", port)
+local score = 41
+score = score + 1
+LuaPanda.BP()
+print("score", score)
+`;
+
+describe('MCP server', function () {
+  this.timeout(60_000);
+  let workspace: string;
+  let backend: HeadlessBackend;
+  let http: HttpServerHandle;
+  const clients: Client[] = [];
+
+  async function connect(): Promise<Client> {
+    const client = new Client({ name: 'server-test', version: '1.0.0' });
+    await client.connect(new StreamableHTTPClientTransport(new URL(http.url)));
+    await client.listTools();
+    clients.push(client);
+    return client;
+  }
+
+  async function call(
+    client: Client,
+    name: string,
+    args: Record<string, unknown> = {},
+    onprogress?: (p: { message?: string }) => void,
+  ) {
+    const response = await client.callTool({ name, arguments: args }, undefined, {
+      onprogress,
+      timeout: 50_000,
+    });
+    return response.structuredContent as Result;
+  }
+
+  beforeEach(async () => {
+    workspace = await workspaceWith({ 'printer.lua': PRINTER, 'attached.lua': ATTACHED_GAME }, [
+      {
+        type: 'luapanda',
+        request: 'launch',
+        name: 'printer',
+        program: '${workspaceFolder}/printer.lua',
+        luaPath: lua.command,
+      },
+      { type: 'luapanda', request: 'attach', name: 'attach', connectionPort: 0 },
+      {
+        type: 'node',
+        request: 'launch',
+        name: 'a node program',
+        program: '${workspaceFolder}/x.js',
+      },
+    ]);
+    backend = createHeadlessBackend({ workspaceFolder: workspace });
+    http = await startHttpServer({
+      createServer: () => backend.createServer(),
+      port: 0,
+      workspace,
+    });
+  });
+
+  afterEach(async () => {
+    for (const client of clients.splice(0)) await client.close().catch(() => undefined);
+    await backend.dispose();
+    await http.close();
+    await fs.rm(workspace, { recursive: true, force: true });
+  });
+
+  it('lists its tools, schemas and annotations exactly as the golden file says', async () => {
+    const client = await connect();
+    const { tools } = await client.listTools();
+    const listing = JSON.stringify(tools, null, 2) + '\n';
+    if (process.env.UPDATE_GOLDEN === '1') {
+      await fs.mkdir(path.dirname(GOLDEN), { recursive: true });
+      await fs.writeFile(GOLDEN, listing);
+    }
+    assert.equal(
+      listing,
+      await fs.readFile(GOLDEN, 'utf8'),
+      'tool listing changed: review, then UPDATE_GOLDEN=1',
+    );
+    for (const tool of tools) {
+      assert.equal(tool.annotations?.openWorldHint, false, tool.name);
+      assert.equal(tool.outputSchema?.type, 'object', tool.name);
+      assert.ok(
+        (tool.description ?? '').length > 60,
+        `${tool.name} needs a description written for an agent`,
+      );
+    }
+    assert.equal(client.getInstructions()?.includes('Golden path'), true);
+  });
+
+  it('offers a Lua debugging prompt', async () => {
+    const client = await connect();
+    const { prompts } = await client.listPrompts();
+    assert.deepEqual(
+      prompts.map((p) => p.name),
+      ['debug_lua_problem'],
+    );
+    const prompt = await client.getPrompt({
+      name: 'debug_lua_problem',
+      arguments: { problem: 'hp never drops' },
+    });
+    const text = (prompt.messages[0].content as { text: string }).text;
+    assert.match(text, /hp never drops/);
+    assert.match(text, /set_breakpoint/);
+  });
+
+  it('runs a program to its end: completed, with and without debugging', async () => {
+    const client = await connect();
+    const debugged = await call(client, 'start_debugging', { configuration_name: 'printer' });
+    assert.equal(debugged.status, 'completed', JSON.stringify(debugged));
+    const plain = await call(client, 'start_debugging', {
+      configuration_name: 'printer',
+      no_debug: true,
+    });
+    assert.equal(plain.status, 'completed', JSON.stringify(plain));
+    const output = await call(client, 'get_output', { session_id: String(plain.session_id) });
+    assert.deepEqual(
+      (output.lines as { text: string; category: string }[])
+        .filter((l) => l.category === 'stdout')
+        .map((l) => l.text),
+      ['line 1', 'line 2', 'line 3'],
+    );
+  });
+
+  it('attaches to a game that connects later, reporting progress while it waits', async () => {
+    // A fixed free port for the attach configuration: ask the OS for one.
+    const probe = await startHttpServer({
+      createServer: () => backend.createServer(),
+      port: 0,
+      ipv6: false,
+    });
+    const port = probe.port;
+    await probe.close();
+    const launchJson = path.join(workspace, '.vscode', 'launch.json');
+    const config = JSON.parse(await fs.readFile(launchJson, 'utf8'));
+    config.configurations[1].connectionPort = port;
+    await fs.writeFile(launchJson, JSON.stringify(config));
+
+    const client = await connect();
+    const progress: string[] = [];
+    const attached = call(
+      client,
+      'start_debugging',
+      { configuration_name: 'attach', timeout_seconds: 30 },
+      (p) => progress.push(p.message ?? ''),
+    );
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    const game = spawnLua(lua, path.join(workspace, 'attached.lua'), {
+      args: [String(port)],
+      luaPath: [RUNTIME_DIR],
+    });
+    const result = await attached;
+    assert.equal(result.status, 'stopped', JSON.stringify(result));
+    assert.ok(
+      progress.some((m) => m.includes(`waiting for the Lua VM to connect on :${port}`)),
+      progress.join(' | '),
+    );
+    const stop = result.stop_event_data as {
+      top_frame_variables: { variables: { name: string; value: string }[] };
+    };
+    assert.equal(stop.top_frame_variables.variables.find((v) => v.name === 'score')?.value, '42');
+    assert.equal((await call(client, 'stop_debugging')).status, 'success');
+    const exit = await game.waitForExit(15_000);
+    assert.equal(exit.code, 0, game.stderr);
+    assert.match(game.stdout, /score\s+42/, 'the detached game runs on to its end');
+  });
+
+  it('refuses a configuration of a debugger the headless server does not have', async () => {
+    const client = await connect();
+    const result = await call(client, 'start_debugging', { configuration_name: 'a node program' });
+    assert.equal(result.status, 'error');
+    assert.match(String(result.message), /headless server cannot debug/);
+  });
+
+  it('serves 20 agents at once, sharing one set of breakpoints', async () => {
+    const agents = await Promise.all(Array.from({ length: 20 }, () => connect()));
+    const set = await Promise.all(
+      agents.map((agent, i) =>
+        call(agent, 'set_breakpoint', {
+          file_path: 'printer.lua',
+          line_number: 1,
+          condition: `i == ${i}`,
+        }),
+      ),
+    );
+    const ids = set.map((r) => (r.breakpoint as { id: number }).id);
+    assert.equal(new Set(ids).size, 20, 'every breakpoint gets its own id');
+    const lists = await Promise.all(agents.map((agent) => call(agent, 'get_breakpoints')));
+    for (const list of lists) assert.equal((list.breakpoints as unknown[]).length, 20);
+  });
+
+  it('serves the same tools over stdio', async () => {
+    const transport = new StdioClientTransport({
+      command: process.execPath,
+      args: [
+        path.join(REPO_ROOT, 'out', 'src', 'cli', 'mcp.js'),
+        '--stdio',
+        '--workspace',
+        workspace,
+      ],
+      stderr: 'pipe',
+    });
+    const client = new Client({ name: 'stdio-test', version: '1.0.0' });
+    await client.connect(transport);
+    clients.push(client);
+    const { tools } = await client.listTools();
+    assert.equal(tools.length, 15);
+    const result = (
+      await client.callTool({
+        name: 'start_debugging',
+        arguments: { configuration_name: 'printer' },
+      })
+    ).structuredContent as Result;
+    assert.equal(result.status, 'completed', JSON.stringify(result));
+  });
+});
