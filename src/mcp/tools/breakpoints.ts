@@ -8,7 +8,7 @@ import * as path from 'node:path';
 import { z } from 'zod';
 import { BreakpointInfo } from '../channel';
 import { ToolResult, baseOutputShape, error } from '../results';
-import { ToolContext, defineTool } from './context';
+import { ANNOTATIONS, ToolContext, defineTool } from './context';
 
 const breakpointShape = z.object({
   id: z.number(),
@@ -94,12 +94,7 @@ export const setBreakpoint = defineTool({
       .describe('Log this (with {expr} interpolation) instead of stopping.'),
   },
   outputSchema: { ...baseOutputShape, breakpoint: breakpointShape.optional() },
-  annotations: {
-    readOnlyHint: false,
-    destructiveHint: false,
-    idempotentHint: false,
-    openWorldHint: false,
-  },
+  annotations: ANNOTATIONS.changes,
   async handler(args, context) {
     const resolved = await resolveSourcePath(context, args.file_path);
     if ('failure' in resolved) return resolved.failure;
@@ -130,12 +125,7 @@ export const removeBreakpoint = defineTool({
     clear_all: z.boolean().optional(),
   },
   outputSchema: { ...baseOutputShape, removed_ids: z.array(z.number()).optional() },
-  annotations: {
-    readOnlyHint: false,
-    destructiveHint: false,
-    idempotentHint: false,
-    openWorldHint: false,
-  },
+  annotations: ANNOTATIONS.changes,
   async handler(args, context) {
     const given = [
       args.breakpoint_id !== undefined,
@@ -187,12 +177,7 @@ export const getBreakpoints = defineTool({
     timestamp: z.string().optional(),
     breakpoints: z.array(breakpointShape).optional(),
   },
-  annotations: {
-    readOnlyHint: true,
-    destructiveHint: false,
-    idempotentHint: true,
-    openWorldHint: false,
-  },
+  annotations: ANNOTATIONS.readOnly,
   async handler(_args, context) {
     return {
       status: 'success',

@@ -2,7 +2,7 @@
 import { z } from 'zod';
 import { readLaunchConfigurations } from '../launchConfig';
 import { baseOutputShape, error } from '../results';
-import { defineTool } from './context';
+import { ANNOTATIONS, defineTool } from './context';
 
 export const getDebuggerConfigurations = defineTool({
   name: 'get_debugger_configurations',
@@ -22,12 +22,7 @@ export const getDebuggerConfigurations = defineTool({
       )
       .optional(),
   },
-  annotations: {
-    readOnlyHint: true,
-    destructiveHint: false,
-    idempotentHint: true,
-    openWorldHint: false,
-  },
+  annotations: ANNOTATIONS.readOnly,
   async handler(_args, context) {
     const [folder] = context.channel.workspaceFolders();
     if (!folder) return error('No workspace folder is open, so there is no launch.json to read.');

@@ -51,6 +51,31 @@ export interface ToolDefinition<Input extends z.ZodRawShape = z.ZodRawShape> {
   ) => Promise<ToolResult>;
 }
 
+/** The annotation sets the tools use (MCP tool annotations; none reaches outside the machine). */
+export const ANNOTATIONS = {
+  /** Reads state; calling it again changes nothing. */
+  readOnly: {
+    readOnlyHint: true,
+    destructiveHint: false,
+    idempotentHint: true,
+    openWorldHint: false,
+  },
+  /** Changes the debugger's or the program's state, without destroying anything. */
+  changes: {
+    readOnlyHint: false,
+    destructiveHint: false,
+    idempotentHint: false,
+    openWorldHint: false,
+  },
+  /** May end the program or run arbitrary code in it. */
+  destructive: {
+    readOnlyHint: false,
+    destructiveHint: true,
+    idempotentHint: false,
+    openWorldHint: false,
+  },
+} as const;
+
 /** Identity helper that keeps each tool's argument types. */
 export function defineTool<Input extends z.ZodRawShape>(
   tool: ToolDefinition<Input>,
@@ -77,6 +102,17 @@ export function findSession(
       'No debug session is active. Call start_debugging with a configuration name first.',
     ),
   };
+}
+
+/** The addressed session, checked to be paused: what the inspection tools start with. */
+export function findStoppedSession(
+  context: ToolContext,
+  sessionId: string | undefined,
+): { session: DebugSessionPort } | { failure: ToolResult } {
+  const found = findSession(context, sessionId);
+  if ('failure' in found) return found;
+  const notStopped = requireStopped(context, found.session);
+  return notStopped ? { failure: notStopped } : found;
 }
 
 /** Checks that the session is paused, for the tools that need a stopped program. */

@@ -10,14 +10,15 @@ import { readLaunchConfigurations } from '../launchConfig';
 import { ToolResult, baseOutputShape, error } from '../results';
 import { stopEventDataSchema } from '../stopEventData';
 import {
+  ANNOTATIONS,
   CallExtras,
   ToolContext,
   awaitStop,
   defineTool,
   describeOutcome,
   findSession,
+  findStoppedSession,
   messageOf,
-  requireStopped,
   timeoutMs,
 } from './context';
 
@@ -51,12 +52,7 @@ export const startDebugging = defineTool({
     timeout_seconds: timeoutArg,
   },
   outputSchema: { ...asyncOutput, session_id: z.string().optional() },
-  annotations: {
-    readOnlyHint: false,
-    destructiveHint: false,
-    idempotentHint: false,
-    openWorldHint: false,
-  },
+  annotations: ANNOTATIONS.changes,
   async handler(args, context, extras) {
     const [folder] = context.channel.workspaceFolders();
     if (!folder)
@@ -162,11 +158,9 @@ async function resume(
   timeoutSeconds: number | undefined,
   extras: CallExtras,
 ): Promise<ToolResult> {
-  const found = findSession(context, sessionId);
+  const found = findStoppedSession(context, sessionId);
   if ('failure' in found) return found.failure;
   const { session } = found;
-  const notStopped = requireStopped(context, session);
-  if (notStopped) return notStopped;
   try {
     const badThread = await checkThread(session, threadId);
     if (badThread) return badThread;
@@ -195,12 +189,7 @@ export const continueDebugging = defineTool({
     STATUS_GUIDE,
   inputSchema: { thread_id: z.number().int(), session_id: sessionArg, timeout_seconds: timeoutArg },
   outputSchema: asyncOutput,
-  annotations: {
-    readOnlyHint: false,
-    destructiveHint: false,
-    idempotentHint: false,
-    openWorldHint: false,
-  },
+  annotations: ANNOTATIONS.changes,
   handler: (args, context, extras) =>
     resume(context, args.session_id, args.thread_id, 'continue', args.timeout_seconds, extras),
 });
@@ -221,12 +210,7 @@ export const stepExecution = defineTool({
     timeout_seconds: timeoutArg,
   },
   outputSchema: asyncOutput,
-  annotations: {
-    readOnlyHint: false,
-    destructiveHint: false,
-    idempotentHint: false,
-    openWorldHint: false,
-  },
+  annotations: ANNOTATIONS.changes,
   handler: (args, context, extras) =>
     resume(
       context,
@@ -251,12 +235,7 @@ export const pauseDebugging = defineTool({
     timeout_seconds: timeoutArg,
   },
   outputSchema: asyncOutput,
-  annotations: {
-    readOnlyHint: false,
-    destructiveHint: false,
-    idempotentHint: false,
-    openWorldHint: false,
-  },
+  annotations: ANNOTATIONS.changes,
   async handler(args, context, extras) {
     const found = findSession(context, args.session_id);
     if ('failure' in found) return found.failure;
@@ -296,12 +275,7 @@ export const stopDebugging = defineTool({
     'running. Any other call waiting on this session returns "interrupted". status "error" when no session is active.',
   inputSchema: { session_id: sessionArg },
   outputSchema: baseOutputShape,
-  annotations: {
-    readOnlyHint: false,
-    destructiveHint: true,
-    idempotentHint: false,
-    openWorldHint: false,
-  },
+  annotations: ANNOTATIONS.destructive,
   async handler(args, context) {
     const found = findSession(context, args.session_id);
     if ('failure' in found) return found.failure;

@@ -6,7 +6,7 @@ import type { DebugProtocol } from '@vscode/debugprotocol';
 import { z } from 'zod';
 import { baseOutputShape, error } from '../results';
 import { frameSchema, variableSchema, viewFrame, viewVariable } from '../stopEventData';
-import { defineTool, findSession, messageOf, requireStopped } from './context';
+import { ANNOTATIONS, defineTool, findStoppedSession, messageOf } from './context';
 
 const sessionArg = z.string().optional().describe('Defaults to the active session.');
 export const DEFAULT_PAGE = 100;
@@ -29,17 +29,10 @@ export const getStackTrace = defineTool({
     stack_frames: z.array(frameSchema).optional(),
     total_frames: z.number().optional(),
   },
-  annotations: {
-    readOnlyHint: true,
-    destructiveHint: false,
-    idempotentHint: true,
-    openWorldHint: false,
-  },
+  annotations: ANNOTATIONS.readOnly,
   async handler(args, context) {
-    const found = findSession(context, args.session_id);
+    const found = findStoppedSession(context, args.session_id);
     if ('failure' in found) return found.failure;
-    const notStopped = requireStopped(context, found.session);
-    if (notStopped) return notStopped;
     try {
       const body = (await found.session.customRequest('stackTrace', {
         threadId: args.thread_id,
@@ -79,17 +72,10 @@ export const getScopes = defineTool({
       )
       .optional(),
   },
-  annotations: {
-    readOnlyHint: true,
-    destructiveHint: false,
-    idempotentHint: true,
-    openWorldHint: false,
-  },
+  annotations: ANNOTATIONS.readOnly,
   async handler(args, context) {
-    const found = findSession(context, args.session_id);
+    const found = findStoppedSession(context, args.session_id);
     if ('failure' in found) return found.failure;
-    const notStopped = requireStopped(context, found.session);
-    if (notStopped) return notStopped;
     try {
       const { scopes } = (await found.session.customRequest('scopes', {
         frameId: args.frame_id,
@@ -133,17 +119,10 @@ export const getVariables = defineTool({
     has_more: z.boolean().optional(),
     next_start: z.number().optional(),
   },
-  annotations: {
-    readOnlyHint: true,
-    destructiveHint: false,
-    idempotentHint: true,
-    openWorldHint: false,
-  },
+  annotations: ANNOTATIONS.readOnly,
   async handler(args, context) {
-    const found = findSession(context, args.session_id);
+    const found = findStoppedSession(context, args.session_id);
     if ('failure' in found) return found.failure;
-    const notStopped = requireStopped(context, found.session);
-    if (notStopped) return notStopped;
     const start = args.start ?? 0;
     const count = args.count ?? DEFAULT_PAGE;
     try {
@@ -192,17 +171,10 @@ export const evaluateExpression = defineTool({
     type: z.string().optional(),
     variables_reference: z.number().optional(),
   },
-  annotations: {
-    readOnlyHint: false,
-    destructiveHint: true,
-    idempotentHint: false,
-    openWorldHint: false,
-  },
+  annotations: ANNOTATIONS.destructive,
   async handler(args, context) {
-    const found = findSession(context, args.session_id);
+    const found = findStoppedSession(context, args.session_id);
     if ('failure' in found) return found.failure;
-    const notStopped = requireStopped(context, found.session);
-    if (notStopped) return notStopped;
     const evalContext = args.context ?? 'repl';
     if (
       context.approve &&

@@ -2,7 +2,7 @@
 import { z } from 'zod';
 import { baseOutputShape, error } from '../results';
 import { buildStopEventData, stopEventDataSchema } from '../stopEventData';
-import { defineTool, messageOf } from './context';
+import { ANNOTATIONS, defineTool, messageOf } from './context';
 
 export const getDebugState = defineTool({
   name: 'get_debug_state',
@@ -26,12 +26,7 @@ export const getDebugState = defineTool({
       .optional(),
     stop_event_data: stopEventDataSchema.optional(),
   },
-  annotations: {
-    readOnlyHint: true,
-    destructiveHint: false,
-    idempotentHint: true,
-    openWorldHint: false,
-  },
+  annotations: ANNOTATIONS.readOnly,
   async handler(_args, context) {
     const active = context.channel.activeSession();
     const result: Record<string, unknown> = {
@@ -90,12 +85,7 @@ export const getOutput = defineTool({
     dropped: z.number().optional(),
     more: z.boolean().optional(),
   },
-  annotations: {
-    readOnlyHint: true,
-    destructiveHint: false,
-    idempotentHint: true,
-    openWorldHint: false,
-  },
+  annotations: ANNOTATIONS.readOnly,
   async handler(args, context) {
     const page = context.monitor.output.read(
       args.cursor ?? 0,
