@@ -71,20 +71,8 @@ function M.startServer(host, port)
   if session.link then return false end
   exceptions.install(session)
   armHeartbeat()
-  session.mode, session.host, session.port = "server", host, port
+  -- Waits up to listeningTimeoutSec for the IDE, as upstream does; later attempts do not block.
   local okConnect = pcall(session.connect, "server", host, port)
-  if not session.link then
-    -- give the IDE one short chance, as upstream does
-    local server = transport.listen(host, port, session.settings.customGetSocketInstance)
-    if server then
-      local link = transport.accept(server, session.settings.listeningTimeoutSec)
-      pcall(server.close, server)
-      if link then
-        session.link = link
-        session.handshake()
-      end
-    end
-  end
   return okConnect and session.link ~= nil
 end
 

@@ -11,6 +11,8 @@ local getinfo = debug.getinfo
 local byKey = {}            -- key -> { path = fullPath, lines = { [line] = bp } }
 local count = 0             -- number of breakpoints in total
 local verdicts = setmetatable({}, { __mode = "k" })
+local cFunctions = setmetatable({}, { __mode = "k" })
+M.cFunctions = cFunctions   -- fn -> true for C functions seen by verdict
 local ownSources = {}       -- the runtime's own chunk sources, never debugged
 
 M.generation = 0
@@ -151,7 +153,8 @@ end
 --- The {line -> bp} table for the breakpoints inside `fn`'s line range, or false.
 local function compute(fn)
   local info = getinfo(fn, "S")
-  if not info or info.what == "C" or ownSources[info.source] then return false end
+  if info and info.what == "C" then cFunctions[fn] = true return false end
+  if not info or ownSources[info.source] then return false end
   if count == 0 then return false end
   local entry = byKey[paths.key(info.source)]
   if not entry then return false end

@@ -24,7 +24,7 @@ function M.info(co) return known[co] end
 --- The thread that resumed `key` (key, handle), or nil.
 function M.resumerOf(key)
   local r = resumers[key]
-  if r then return r.key, r.handle end
+  if r then return r.key, r.handle, r.snapshot end
   return nil
 end
 
@@ -40,12 +40,26 @@ local function resume(co, ...)
   if type(co) ~= "thread" then return raw.resume(co, ...) end
   local entry = adopt(co)
   local key, handle = compat.currentThread()
-  resumers[co] = { key = key, handle = handle }
+  local record = { key = key, handle = handle }
+  if handle == nil and session.link then
+    -- The main thread of 5.1/LuaJIT has no handle: keep a description of its frames (no
+    -- variables) for the resumer chain, only while something could stop.
+    local state = hook.state()
+    if state.bpMode or state.slow then record.snapshot = stack.snapshot(2) end
+  end
+  resumers[co] = record
   if session.link and entry.wrap then entry.protected = session.isProtected and session.isProtected(2) end
   if compat.isJIT then hook.switchTo(co) end
+  local generation = hook.generation
   local r = pack(raw.resume(co, ...))
   resumers[co] = nil
-  if compat.isJIT then hook.switchTo(nil) end
+  if compat.isJIT then
+    hook.switchTo(nil)
+  elseif generation ~= hook.generation then
+    -- The debugger changed state while the coroutine ran (a step, new breakpoints): the resuming
+    -- thread may have no handle to be updated from there, so update it now.
+    hook.refresh()
+  end
   if session.link and session.isStepping() then
     session.onThreadLeft(co, key, stack.levelsFromCaller() - 1)
   end

@@ -13,6 +13,7 @@ local M = {}
 
 local sethook, gethook, getinfo = debug.sethook, debug.gethook, debug.getinfo
 local verdict = breakpoints.verdict
+local cFunctions = breakpoints.cFunctions
 local MAIN = compat.MAIN
 
 local session        -- callbacks: onPoll(hookFn), onSlowLine(line, hookFn), onBreakpoint(bp, line, hookFn)
@@ -21,16 +22,20 @@ local pollEvery = 0
 local bpMode = false
 local slow = false
 local inside = false
+local guard = false   -- LuaJIT: the next line event may repeat the line we stopped on
 
 local hooks = setmetatable({}, { __mode = "k" }) -- thread key -> { fn = hook, set = setter }
 local pool = setmetatable({}, { __mode = "k" })  -- coroutines we know of
 
 function M.init(callbacks) session = callbacks end
+function M.armGuard() guard = true end
 function M.setInside(v) local old = inside inside = v return old end
 function M.isInside() return inside end
 function M.pool() return pool end
 
-local MASKS = { [0] = "c", [1] = "cr", [2] = "lcr" }
+-- LuaJIT 2.1 drops return events when a count hook is set without a line hook, so there the
+-- "below a breakpoint function" mode also takes line events (cheap: activeLines is false).
+local MASKS = { [0] = "c", [1] = compat.isJIT and "lcr" or "cr", [2] = "lcr" }
 
 local function newHook()
   local activeLines = false
@@ -58,6 +63,13 @@ local function newHook()
   hook = function(event, line)
     if inside then return end
     if event == "line" then
+      if guard then
+        guard = false
+        inside = true
+        local ok, dup = pcall(session.isDuplicate, line, hook)
+        inside = false
+        if ok and dup then return end
+      end
       if slow then
         inside = true
         pcall(session.onSlowLine, line, hook)
@@ -65,6 +77,15 @@ local function newHook()
         return
       end
       local bp = activeLines and activeLines[line]
+      if mode == 1 and compat.isJIT then
+        -- LuaJIT sends no return event for fast functions (select, pcall, ...): find out here
+        -- whether we are back in a function that holds breakpoints.
+        local lines = verdict(getinfo(2, "f").func)
+        if lines then
+          apply(2, lines)
+          bp = lines[line]
+        end
+      end
       if bp then
         inside = true
         local lines = verdict(getinfo(2, "f").func)
@@ -99,10 +120,12 @@ local function newHook()
         apply(0)
       end
     else -- "call" / "tail call"
-      local lines = verdict(getinfo(2, "f").func)
+      local fn = getinfo(2, "f").func
+      local lines = verdict(fn)
       if lines then
         if mode ~= 2 then apply(2, lines) else activeLines = lines end
-      elseif mode == 2 then
+      elseif mode == 2 and not cFunctions[fn] then
+        -- A C function runs no lines; if it calls Lua code, that call event decides.
         apply(1)
       end
     end
@@ -181,7 +204,10 @@ function M.switchTo(co)
 end
 
 --- Changes the global state and re-installs hooks.
+M.generation = 0
+
 function M.configure(state)
+  M.generation = M.generation + 1
   enabled = state.enabled and true or false
   pollEvery = state.pollEvery or pollEvery
   bpMode = breakpoints.count() > 0

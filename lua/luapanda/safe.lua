@@ -17,7 +17,7 @@ end
 
 --- Calls fn(...) safely. Returns true, results... or false, message.
 function M.call(fn, ...)
-  local co = create(fn)
+  local co = create(function(...) return fn(...) end)
   if not compat.isJIT then sethook(co, budgetExceeded, "", M.budget) end
   local r = pack(resume(co, ...))
   if r[1] and status(co) ~= "dead" then
@@ -39,6 +39,12 @@ function M.tostring(v)
   if mt == nil or rawget(mt, "__tostring") == nil then
     if mt ~= nil and rawget(mt, "__name") ~= nil then return compat.rawtostring(v) end
     return tostring(v)
+  end
+  local meta = rawget(mt, "__tostring")
+  if compat.isJIT and type(meta) == "function" and debug.getinfo(meta, "S").what ~= "C" then
+    -- LuaJIT cannot bound a Lua __tostring (no nested hooks), and one that loops would hang the
+    -- debugger: show the address instead.
+    return compat.rawtostring(v)
   end
   local ok, s = M.call(tostring, v)
   if ok and type(s) == "string" then return s end

@@ -140,7 +140,8 @@ function S.stop(cmd, base, info)
   local line = frames[1] and tonumber(frames[1].line)
   step, pausePending, entryKey, bpKey = nil, false, nil, nil
   S.stopped = true
-  S.stopThread, S.stopDepth = key, depth
+  S.stopThread, S.stopDepth, S.stopLine = key, depth, line
+  S.callerLine = frames[2] and frames[2].coroutine == frames[1].coroutine and tonumber(frames[2].line) or nil
   S.send(cmd, info or {}, 0, frames)
   sendMemory()
   while S.stopped and S.link do
@@ -152,7 +153,10 @@ function S.stop(cmd, base, info)
   S.stopped = false
   variables.reset()
   stack.reset()
-  if compat.isJIT and line then dupGuard = { key = key, line = line, depth = depth } end
+  if compat.isJIT and line then
+    dupGuard = { key = key, line = line, depth = depth }
+    hook.armGuard()
+  end
   S.updateHooks()
   hook.setInside(wasInside)
 end
@@ -189,11 +193,14 @@ local function breakpointFires(bp, base)
   return true
 end
 
-local function guardDuplicate(line, base)
-  if not dupGuard then return false end
+--- LuaJIT repeats the line event of the line we stopped on once execution resumes; the hook
+--- asks about the first line event after a stop.
+function S.isDuplicate(line, hookFn)
   local g = dupGuard
   dupGuard = nil
-  return g.line == line and g.key == compat.currentThread() and g.depth == depthAt(base + 1)
+  if not g or g.line ~= line then return false end
+  local base = codeLevel(hookFn)
+  return base ~= nil and g.key == compat.currentThread() and g.depth == depthAt(base)
 end
 
 -- Called by the hook on a line that holds a breakpoint (fast path).
@@ -201,7 +208,6 @@ function S.onBreakpoint(bp, line, hookFn)
   if not S.link or S.stopped then return end
   local base = codeLevel(hookFn)
   if not base then return end
-  if guardDuplicate(line, base) then return end
   if breakpointFires(bp, base) then
     S.stop("stopOnBreakpoint", base, { hitLines = { line } })
   end
@@ -216,7 +222,6 @@ function S.onSlowLine(line, hookFn)
   if not info or info.what == "C" or breakpoints.isOwnSource(info.source) or not paths.isFileSource(info.source) then
     return
   end
-  if guardDuplicate(line, base) then return end
   local key = compat.currentThread()
   if breakpoints.count() > 0 then
     local lines = breakpoints.verdict(info.func)
@@ -234,7 +239,12 @@ function S.onSlowLine(line, hookFn)
     if s.mode == "in" then S.stop("stopOnStepIn", base) return end
     if s.key == key then
       local depth = depthAt(base)
-      if s.mode == "over" and depth <= s.depth then S.stop("stopOnStep", base) return end
+      if s.skip then
+        local skip = s.skip
+        if skip.line == line and skip.depth == depth then s.skip = nil return end
+        if depth <= skip.depth then s.skip = nil end
+      end
+      if s.mode == "over" and depth <= s.depth then S.stop(s.cmd or "stopOnStep", base) return end
       if s.mode == "out" and depth < s.depth then S.stop("stopOnStepOut", base) return end
     end
   end
@@ -244,7 +254,7 @@ end
 --- that resumed it, at its current depth or above.
 function S.onThreadLeft(co, resumerKey, resumerDepth)
   if step and step.key == co and step.mode ~= "in" then
-    step = { mode = "over", key = resumerKey, depth = resumerDepth }
+    step = { mode = "over", key = resumerKey, depth = resumerDepth, cmd = step.cmd or "stopOnStep" }
   end
 end
 
@@ -345,7 +355,13 @@ end
 local function startStep(mode, cmd, id)
   S.send(cmd, {}, id)
   if S.stopped then
-    step = { mode = mode, key = S.stopThread, depth = S.stopDepth }
+    step = { mode = mode, key = S.stopThread, depth = S.stopDepth, cmd = cmd }
+    if compat.isJIT then
+      -- LuaJIT fires the line event again when a call returns into the middle of a line; PUC Lua
+      -- does not. Skip that one event so stepping lands on the next line everywhere.
+      if mode == "over" then step.skip = { line = S.stopLine, depth = S.stopDepth } end
+      if mode == "out" and S.callerLine then step.skip = { line = S.callerLine, depth = S.stopDepth - 1 } end
+    end
     S.stopped = false
   else
     -- Running: behaves like a pause (protocol doc 10.4).
@@ -465,7 +481,7 @@ function S.onPoll()
 end
 
 -- Connection ----------------------------------------------------------------------------------
-function S.tryAttach()
+function S.tryAttach(acceptTimeout)
   if S.link then return true end
   local link
   if S.mode == "server" then
@@ -473,7 +489,7 @@ function S.tryAttach()
       serverSocket = transport.listen(S.host, S.port, S.settings.customGetSocketInstance)
       if not serverSocket then return false end
     end
-    link = transport.accept(serverSocket, 0)
+    link = transport.accept(serverSocket, acceptTimeout or 0)
     if link then pcall(serverSocket.close, serverSocket) serverSocket = nil end
   else
     link = transport.connect(S.host, S.port, S.settings.connectTimeoutSec, S.settings.customGetSocketInstance)
@@ -542,7 +558,7 @@ function S.connect(mode, host, port)
   local core = transport.socketCore()
   clock = compat.clockSource(core)
   lastAttempt = clock()
-  return S.tryAttach()
+  return S.tryAttach(mode == "server" and S.settings.listeningTimeoutSec or nil)
 end
 
 function S.stopAttach()

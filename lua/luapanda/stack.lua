@@ -99,10 +99,13 @@ function M.capture(base, resumerOf)
     level = level + 1
   end
   local seen = { [key] = true }
-  local nextKey, nextHandle = resumerOf(key)
+  local nextKey, nextHandle, snapshot = resumerOf(key)
   while nextKey and not seen[nextKey] do
     seen[nextKey] = true
-    if nextHandle and type(nextHandle) == "thread" then
+    if snapshot then
+      local name = nextKey == compat.MAIN and "main" or tostring(nextKey)
+      for _, info in ipairs(snapshot) do addFrame(info, { noVars = true }, name) end
+    elseif nextHandle and type(nextHandle) == "thread" then
       local name = nextKey == compat.MAIN and "main" or tostring(nextKey)
       local l = 0
       while true do
@@ -114,13 +117,26 @@ function M.capture(base, resumerOf)
         l = l + 1
       end
     end
-    nextKey, nextHandle = resumerOf(nextKey)
+    nextKey, nextHandle, snapshot = resumerOf(nextKey)
   end
   return list
 end
 
+--- Descriptions (getinfo tables, no variables) of the caller's frames from `base` down.
+function M.snapshot(base)
+  local out, level = {}, base + 1
+  while true do
+    local info = getinfo(level, "nSlf")
+    if not info then break end
+    if not skipInfo(info) then out[#out + 1] = info end
+    level = level + 1
+  end
+  return out
+end
+
 --- getlocal / setlocal / getinfo on a captured frame (stopped thread or another thread).
 function M.getlocal(frame, i)
+  if frame.noVars then return nil end
   if frame.thread then
     local name, value = debug.getlocal(frame.thread, frame.level, i)
     return name, value
@@ -131,6 +147,7 @@ function M.getlocal(frame, i)
 end
 
 function M.setlocal(frame, i, v)
+  if frame.noVars then return nil end
   if frame.thread then
     local name = debug.setlocal(frame.thread, frame.level, i, v)
     return name

@@ -295,7 +295,8 @@ end
 --- setVariable: returns the reply object.
 function M.set(varRef, stackId, varName, newValue)
   local ref = tonumber(varRef) or -1
-  local frame = stack.get(stackId)
+  -- Upstream IDEs send stackId "NaN" for table children: evaluate in the top frame then.
+  local frame = stack.get(stackId) or stack.get(2)
   local name = tostring(varName or "")
   local ok, value = parseNewValue(frame, newValue)
   if not ok then return result(false, name, nil, tostring(value)) end

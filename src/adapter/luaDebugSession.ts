@@ -398,7 +398,8 @@ export class LuaDebugSession extends LoggingDebugSession {
     );
     session.on('exited', (e) => this.sendEvent(new ExitedEvent(e.exitCode)));
     session.on('terminated', (t) => {
-      if (t.error) this.sendEvent(new OutputEvent(`${t.error.message}\n`, 'important'));
+      // Say why the session ended (a dropped link, the exit code, an error), then end it.
+      this.sendEvent(new OutputEvent(`${t.reason}\n`, t.error ? 'important' : 'console'));
       this.sendEvent(new TerminatedEvent());
     });
   }

@@ -32,6 +32,12 @@ export interface LaunchSpec extends Omit<DebuggeeSpec, 'port'> {
 }
 
 export async function launchConnector(spec: LaunchSpec): Promise<Connector> {
+  if (!fs.existsSync(spec.cwd) || !fs.statSync(spec.cwd).isDirectory()) {
+    throw new SessionError(
+      'invalid-configuration',
+      `The working folder "${spec.cwd}" does not exist. Check "cwd" in the launch configuration.`,
+    );
+  }
   if (!fs.existsSync(spec.program) || !fs.statSync(spec.program).isFile()) {
     throw new SessionError(
       'program-not-found',

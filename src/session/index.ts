@@ -14,4 +14,5 @@ export * from './stopSnapshot';
 export * from './debuggee';
 export * from './connectors';
 export * from './workspaceFiles';
+export * from './inspection';
 export * from './luaSession';

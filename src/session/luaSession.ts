@@ -13,12 +13,13 @@ import {
   LuaNotification,
   ReplyInfo,
   RequestCommand,
-  initSuccessInfo,
 } from '../protocol';
 import { Breakpoint, BreakpointSpec, BreakpointStore } from './breakpoints';
 import type { Connector } from './connectors';
 import { SessionError, toSessionError } from './errors';
 import { HandleTable } from './handles';
+import { handshakeFor } from './handshakeSettings';
+import { Ask, EvaluateContext, assignIn, evaluateIn } from './inspection';
 import { OutputLog } from './outputLog';
 import { SourceMapper } from './paths';
 import { SessionState, StateMachine } from './state';
@@ -38,7 +39,6 @@ import type {
 import { Page, VariableStore } from './variables';
 
 export type ExceptionFilter = 'uncaught' | 'caught';
-export type EvaluateContext = 'watch' | 'hover' | 'repl' | 'clipboard';
 type ResumeCommand = 'continue' | 'stopOnStep' | 'stopOnStepIn' | 'stopOnStepOut';
 
 /** How long a dropped link waits for the launched program to exit, to report its exit code. */
@@ -287,28 +287,7 @@ export class LuaSession extends EventEmitter<LuaSessionEvents> {
     const stop = this.requireStop('evaluate');
     const frame = frameId !== undefined ? this.frame(frameId) : stop.frames[0];
     const stackId = String(frame?.luaIndex ?? 2);
-    const reply =
-      context === 'repl'
-        ? await this.request('runREPLExpression', { Expression: expression, stackId })
-        : await this.request('getWatchedVariable', { varName: expression, stackId });
-    if (context === 'repl') this.variables.forgetValues();
-    const result = reply[0];
-    if (!result) {
-      throw new SessionError('evaluate-failed', `"${expression}" has no value in this frame.`);
-    }
-    if (result.isSuccess === false) {
-      throw new SessionError(
-        'evaluate-failed',
-        `Could not evaluate "${expression}": ${result.value}`,
-      );
-    }
-    const variable = this.variables.wrap(result, stackId);
-    return {
-      value: variable.value,
-      type: variable.type,
-      variablesReference: variable.variablesReference,
-      childCount: variable.childCount,
-    };
+    return evaluateIn(this.ask, this.variables, expression, stackId, context);
   }
 
   /** Assigns `value` (Lua source: a literal or an expression) to `name` in a scope or table. */
@@ -319,39 +298,14 @@ export class LuaSession extends EventEmitter<LuaSessionEvents> {
   ): Promise<EvaluateResult> {
     this.requireStop('set a variable');
     const container = this.variables.container(variablesReference);
-    if (container.kind === 'value' && !this.features.has('setField')) {
-      throw new SessionError(
-        'not-supported',
-        'This Lua runtime cannot assign table fields (upstream LuaPanda.lua would assign a ' +
-          'variable of the same name instead). Assign it from the debug console: t.field = value.',
-      );
-    }
-    const target = this.variables.luaTarget(container);
-    const reply = await this.request('setVariable', { ...target, varName: name, newValue: value });
-    this.variables.forgetValues();
-    if (!reply.success) {
-      throw new SessionError(
-        'set-variable-failed',
-        `Could not set ${name}: ${reply.tip ?? 'the Lua side refused the assignment'}.`,
-      );
-    }
-    const ref = reply.variablesReference ?? 0;
-    return {
-      value: reply.value ?? value,
-      type: reply.type ?? '',
-      variablesReference:
-        ref > 0
-          ? this.variables.wrap(
-              {
-                name,
-                value: reply.value ?? value,
-                type: reply.type ?? '',
-                variablesReference: ref,
-              },
-              target.stackId,
-            ).variablesReference
-          : 0,
-    };
+    return assignIn(
+      this.ask,
+      this.variables,
+      container,
+      name,
+      value,
+      this.features.has('setField'),
+    );
   }
 
   /** Adds a line to the program output (used for the adapter's own messages too). */
@@ -373,25 +327,7 @@ export class LuaSession extends EventEmitter<LuaSessionEvents> {
     connection.on('close', () => void this.onConnectionClosed(connection));
     let reply: ReplyInfo<'initSuccess'>;
     try {
-      reply = await this.request(
-        'initSuccess',
-        initSuccessInfo({
-          stopOnEntry: this.settings.stopOnEntry,
-          luaFileExtension: this.settings.luaFileExtension,
-          cwd: this.settings.cwd,
-          isNeedB64EncodeStr: this.settings.isNeedB64EncodeStr,
-          tempFilePath: this.settings.tempFilePath,
-          logLevel: this.settings.logLevel,
-          pathCaseSensitivity: this.settings.pathCaseSensitivity,
-          useCHook: this.settings.useCHook,
-          autoPathMode: this.settings.autoPathMode,
-          distinguishSameNameFile: this.settings.distinguishSameNameFile,
-          truncatedOPath: this.settings.truncatedOPath,
-          developmentMode: this.settings.developmentMode,
-          pagingLimit: this.settings.pagingLimit,
-          waitConfigurationDone: true,
-        }),
-      );
+      reply = await this.request('initSuccess', handshakeFor(this.settings));
     } catch (error) {
       const cause = toSessionError(error);
       throw new SessionError(
@@ -432,6 +368,8 @@ export class LuaSession extends EventEmitter<LuaSessionEvents> {
     }
     if (changed.length > 0) this.emit('breakpoints', changed);
   }
+
+  private readonly ask: Ask = (cmd, info) => this.request(cmd, info);
 
   private async request<C extends RequestCommand & IdeCommand>(
     cmd: C,

@@ -73,7 +73,8 @@ export interface StopNotification {
 }
 
 export function buildStop(stop: StopNotification, context: StopContext): StopInfo {
-  const frames = stop.stack.map((raw) => toFrame(raw, context));
+  // Frames without a line are Lua 5.1's "(tail call)" markers: nothing to show or inspect.
+  const frames = stop.stack.filter((raw) => raw.line > 0).map((raw) => toFrame(raw, context));
   let reason = REASONS[stop.cmd];
   if (reason === 'step' && context.pauseEmulated) reason = 'pause';
   const top = frames[0];

@@ -44,6 +44,34 @@ for (const lua of luaInterpreters()) {
       assert.match(game.stdout, /game over\t4650/);
     });
 
+    it('with autoReconnect waits for the game to come back and stops it again', async () => {
+      const port = await freePort();
+      const file = fixture('reconnect.lua');
+      const waiting = t.waitForOutput(/Waiting for a Lua program/);
+      const attached = t.start(
+        'attach',
+        { connectionPort: port, cwd: path.dirname(file), autoReconnect: true },
+        { breakpoints: { [file]: [{ line: 7 }] } },
+      );
+      await waiting;
+      const game = spawnLua(lua, file, {
+        args: [String(port)],
+        cwd: path.dirname(file),
+        luaPath: [RUNTIME_DIR],
+      });
+      await attached;
+      const first = await t.stoppedAt('breakpoint', file, 7);
+      assert.equal((await t.locals(first.top.id)).n, '1');
+      await t.dc.continueRequest({ threadId: 1 });
+      const second = await t.stoppedAt('breakpoint', file, 7);
+      assert.equal((await t.locals(second.top.id)).n, '2');
+      assert.match(t.output, /disconnected; waiting for it/);
+      await t.dc.disconnectRequest({});
+      const exit = await game.waitForExit(TIMEOUT_MS);
+      assert.equal(exit.code, 0, game.stderr);
+      assert.match(game.stdout, /reconnected\tfalse/);
+    });
+
     it('connects to a game that listens (VSCodeAsClient) and detaches', async () => {
       const port = await freePort();
       const file = fixture('attachServer.lua');
@@ -91,6 +119,31 @@ describe('adapter attach errors', () => {
     } finally {
       await new Promise((resolve) => blocker.close(resolve));
     }
+  });
+
+  it('ends cleanly, saying so, when the game dies', async () => {
+    const lua = luaInterpreters()[0];
+    const port = await freePort();
+    const file = fixture('attach.lua');
+    const waiting = t.waitForOutput(/Waiting for a Lua program/);
+    const attached = t.start(
+      'attach',
+      { connectionPort: port, cwd: path.dirname(file) },
+      { breakpoints: { [file]: [{ line: 7 }] } },
+    );
+    await waiting;
+    const game = spawnLua(lua, file, {
+      args: [String(port)],
+      cwd: path.dirname(file),
+      luaPath: [RUNTIME_DIR],
+    });
+    await attached;
+    await t.stoppedAt('breakpoint', file, 7);
+    game.kill();
+    await t.ended();
+    assert.match(t.output, /closed the debug connection/);
+    const threads = await t.dc.threadsRequest();
+    assert.equal(threads.body.threads.length, 1);
   });
 
   it('says when no game connects within the timeout', async () => {

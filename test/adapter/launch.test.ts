@@ -78,7 +78,7 @@ for (const lua of luaInterpreters()) {
       checkGolden(`recursion.${lua.command}`, await transcript(t.dc, 1, { frames: 2 }));
       await t.dc.stepOutRequest({ threadId: 1 });
       const out = await t.stoppedAt('step', file);
-      assert.equal(out.top.line, 6);
+      assert.equal(out.top.line, 7);
       assert.equal(out.frames.filter((f) => f.name === 'fact').length, 2);
       await t.dc.nextRequest({ threadId: 1 });
       await t.stoppedAt('step', file);
@@ -89,8 +89,8 @@ for (const lua of luaInterpreters()) {
 
     it('steps into a function', async () => {
       const file = fixture('recursion.lua');
-      await launch(file, { breakpoints: { [file]: [{ line: 9 }] } });
-      await t.stoppedAt('breakpoint', file, 9);
+      await launch(file, { breakpoints: { [file]: [{ line: 10 }] } });
+      await t.stoppedAt('breakpoint', file, 10);
       await t.dc.stepInRequest({ threadId: 1 });
       const inside = await t.stoppedAt('step', file, 3);
       assert.equal(inside.top.name, 'fact');
@@ -116,6 +116,25 @@ for (const lua of luaInterpreters()) {
       assert.match(stop.event.text ?? '', /attempt to index/);
       const info = await t.dc.exceptionInfoRequest({ threadId: stop.event.threadId ?? 1 });
       assert.match(info.body.description ?? '', /attempt to index/);
+    });
+
+    it('stops on a caught error only with the caught filter', async () => {
+      const file = fixture('caughtError.lua');
+      await launch(file, { exceptionFilters: ['uncaught', 'caught'] });
+      const stop = await t.stoppedAt('exception', file, 3);
+      assert.match(stop.event.text ?? '', /bad value 7/);
+      const info = await t.dc.exceptionInfoRequest({ threadId: stop.event.threadId ?? 1 });
+      assert.equal(info.body.breakMode, 'always');
+      await t.dc.continueRequest({ threadId: 1 });
+      await t.ended();
+      assert.match(t.output, /caught\tfalse\t.*bad value 7/);
+    });
+
+    it('runs past a caught error with the default (uncaught) filter', async () => {
+      const file = fixture('caughtError.lua');
+      await launch(file, { exceptionFilters: ['uncaught'] });
+      await t.ended();
+      assert.match(t.output, /caught\tfalse/);
     });
 
     it('pages a huge table', async () => {
@@ -222,7 +241,7 @@ for (const lua of luaInterpreters()) {
       await launch(file);
       await t.dc.pauseRequest({ threadId: 1 });
       const stop = await t.stoppedAt('pause', file);
-      assert.ok([3, 4, 7, 8].includes(stop.top.line), `paused on line ${stop.top.line}`);
+      assert.ok([4, 5, 8, 9].includes(stop.top.line), `paused on line ${stop.top.line}`);
       await t.dc.terminateRequest({});
       await t.ended();
     });
@@ -257,6 +276,13 @@ describe('adapter launch errors', () => {
   });
   afterEach(async () => {
     await t.close();
+  });
+
+  it('names a working folder that does not exist', async () => {
+    await assert.rejects(
+      t.start('launch', { program: fixture('output.lua'), cwd: fixture('no-such-folder') }),
+      /working folder .* does not exist/,
+    );
   });
 
   it('names a missing interpreter', async () => {

@@ -4,11 +4,12 @@
  */
 import { strict as assert } from 'node:assert';
 import { luaInterpreters } from '../harness/interpreters';
-import { finish, fixture, line, lineOf, startSession, topOf } from './helpers';
+import { closeAll, finish, fixture, line, lineOf, startSession, topOf } from './helpers';
 
 for (const lua of luaInterpreters()) {
   describe(`runtime core (${lua.command})`, function () {
     this.timeout(20_000);
+    afterEach(closeAll);
 
     it('answers the handshake with our runtime, its features and the Lua version', async () => {
       const s = await startSession(lua, 'basic.lua');

@@ -41,6 +41,17 @@ export interface StartOptions {
   script?: string;
 }
 
+const open = new Set<Session>();
+
+/** Closes every session a test left open (use in afterEach), killing its Lua process. */
+export async function closeAll(): Promise<void> {
+  for (const s of [...open]) {
+    s.lua.kill();
+    await s.ide.close();
+    open.delete(s);
+  }
+}
+
 /** Starts `name` under `lua`, accepts it and completes the handshake. */
 export async function startSession(lua: LuaInterpreter, name: string, options: StartOptions = {}): Promise<Session> {
   const ide = await TestIde.start();
@@ -61,7 +72,9 @@ export async function startSession(lua: LuaInterpreter, name: string, options: S
       await ide.connection.request('setExceptionBreakpoints', { filters: options.exceptionFilters });
     }
     await ide.connection.request('configurationDone', {});
-    return { ide, lua: proc, reply };
+    const session = { ide, lua: proc, reply };
+    open.add(session);
+    return session;
   } catch (error) {
     proc.kill();
     await ide.close();
@@ -82,6 +95,7 @@ export function topOf(stack: LuaStackFrame[]): LuaStackFrame {
 export async function finish(session: Session, expectCode = 0): Promise<string> {
   const exit = await session.lua.waitForExit(15_000);
   await session.ide.close();
+  open.delete(session);
   if (exit.code !== expectCode) {
     throw new Error(`exit code ${exit.code} (expected ${expectCode}); ${session.lua.describe()}`);
   }

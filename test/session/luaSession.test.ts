@@ -65,6 +65,25 @@ describe('session/LuaSession', () => {
     assert.equal(s.breakpoints[0].verified, true);
   });
 
+  it("speaks upstream's dialect: no extensions, every sent breakpoint verified", async () => {
+    const s = session();
+    await s.setBreakpoints('/game/main.lua', [{ line: 3 }, { line: 5, hitCondition: '2' }]);
+    await s.setExceptionFilters(['uncaught', 'caught']);
+    const conn = new FakeConnection({
+      initSuccess: () => ({ debuggerVer: '3.3.1', UseHookLib: false, isNeedB64EncodeStr: true }),
+    });
+    await s.start(fakeConnector([conn]));
+    assert.deepEqual(conn.sent, ['initSuccess', 'setBreakPoint']);
+    assert.deepEqual((conn.infoOf('setBreakPoint') as { bks: unknown[] }).bks, [
+      { verified: true, type: 2, line: 3 },
+    ]);
+    const [plain, counted] = s.breakpoints;
+    assert.equal(plain.verified, true);
+    assert.equal(counted.verified, false);
+    assert.match(counted.message ?? '', /hit conditions/);
+    assert.equal(s.runtime, 'LuaPanda 3.3.1');
+  });
+
   it('a stop makes it Stopped with mapped frames, a reason and the hit breakpoint ids', async () => {
     const s = session();
     const [bp] = await s.setBreakpoints('/game/b/util.lua', [{ line: 7 }]);

@@ -52,6 +52,14 @@ export interface HttpServerOptions {
   log?: (line: string) => void;
   /** Called with the number of open sessions whenever one opens or closes (e.g. a status bar). */
   onSessionsChanged?: (count: number) => void;
+  /** Extra routes of the embedding host (e.g. the VS Code extension's authenticated control
+   * endpoint), consulted after the Host/Origin checks and before `/health`, the bearer token and
+   * MCP; resolves true when it answered the request. Each route checks its own credentials. */
+  routes?: (
+    req: http.IncomingMessage,
+    res: http.ServerResponse,
+    pathname: string,
+  ) => boolean | Promise<boolean>;
 }
 
 /** What `GET /health` answers. */
@@ -193,6 +201,7 @@ export async function startHttpServer(options: HttpServerOptions): Promise<HttpS
     }
 
     const pathname = new URL(req.url ?? '/', 'http://127.0.0.1').pathname;
+    if (options.routes && (await options.routes(req, res, pathname))) return;
     if (pathname === '/health') {
       if (req.method !== 'GET' && req.method !== 'HEAD') {
         sendJsonRpcError(res, 405, -32000, 'Method not allowed', { Allow: 'GET, HEAD' });

@@ -1,0 +1,149 @@
+/**
+ * Slowdown of the Lua runtime (dist/lua/LuaPanda.lua) against plain Lua, measured side by side in
+ * one run: call-heavy, loop-heavy and recursive workloads under lua5.4 and luajit (those present),
+ * in the cases of issue 3 — attached with no breakpoints; attached with a breakpoint in a function
+ * that never runs; attached with a breakpoint in the running function on a line never reached;
+ * started with no IDE listening — plus "idle, GC poll": attached, no breakpoints, with the count
+ * hook switched off (commands are then noticed only at garbage-collection cycles).
+ * CPU time is measured inside the Lua program (os.clock around the workload only); each cell is
+ * the median of several runs divided by the median of plain runs interleaved with them.
+ * Run alone: `node out/bench/runtime.js` (after `node scripts/build-lua.mjs && npx tsc -p .`).
+ */
+import * as net from 'node:net';
+import * as path from 'node:path';
+import { spawn } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
+import { LuaListener, initSuccessInfo } from '../src/protocol';
+
+const ROOT = path.resolve(__dirname, '..', '..');
+const BUNDLE_DIR = path.join(ROOT, 'dist', 'lua');
+const FIXTURES = path.join(ROOT, 'test', 'fixtures', 'runtime');
+const BENCH_LUA = path.join(FIXTURES, 'bench.lua');
+const RUNS = Number(process.env.LUAPANDA_BENCH_RUNS ?? 5);
+
+type Case = 'plain' | 'idle' | 'idleGc' | 'bpElsewhere' | 'bpSameFunction' | 'detached';
+const CASES: { id: Exclude<Case, 'plain'>; label: string }[] = [
+  { id: 'idle', label: 'attached, no bp' },
+  { id: 'bpElsewhere', label: 'bp in fn never run' },
+  { id: 'bpSameFunction', label: 'bp in running fn' },
+  { id: 'detached', label: 'no IDE' },
+  { id: 'idleGc', label: 'idle, GC poll' },
+];
+const WORKLOADS = ['call', 'loop', 'recursive'] as const;
+type Workload = (typeof WORKLOADS)[number];
+
+/** Sizes chosen so that plain runs take roughly 0.1–0.3 s. */
+const SIZES: Record<string, Record<Workload, number>> = {
+  'lua5.4': { call: 5_000_000, loop: 10_000_000, recursive: 29 },
+  luajit: { call: 200_000_000, loop: 50_000_000, recursive: 32 },
+};
+
+function lineOf(marker: string): number {
+  const lines = require('node:fs').readFileSync(BENCH_LUA, 'utf8').split('\n') as string[];
+  return lines.findIndex((l) => l.includes(`@${marker}`)) + 1;
+}
+
+const NEVER_LINE: Record<Workload, string> = { call: 'callNever', loop: 'loopNever', recursive: 'fibNever' };
+
+function luaEnv(): NodeJS.ProcessEnv {
+  const extra = `${path.join(BUNDLE_DIR, '?.lua')};;`;
+  return { ...process.env, LUA_PATH: extra, LUA_PATH_5_4: extra, LUA_PATH_5_3: extra, LUA_PATH_5_2: extra };
+}
+
+function runLua(lua: string, args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    const child = spawn(lua, [BENCH_LUA, ...args], { env: luaEnv(), cwd: FIXTURES, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.setEncoding('utf8').on('data', (t: string) => (stdout += t));
+    child.stderr.setEncoding('utf8').on('data', (t: string) => (stderr += t));
+    child.on('close', (code) => resolve({ code, stdout, stderr }));
+  });
+}
+
+function parseTime(out: { code: number | null; stdout: string; stderr: string }): number {
+  const m = /TIME (\d+\.\d+)/.exec(out.stdout);
+  if (!m) throw new Error(`benchmark run failed (code ${out.code}): ${out.stderr.slice(-300)}`);
+  return Number(m[1]);
+}
+
+async function freePort(): Promise<number> {
+  const server = net.createServer();
+  await new Promise<void>((resolve) => server.listen({ port: 0, host: '127.0.0.1' }, () => resolve()));
+  const address = server.address();
+  const port = typeof address === 'object' && address ? address.port : 0;
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return port;
+}
+
+async function runCase(lua: string, kase: Case, workload: Workload, size: number): Promise<number> {
+  if (kase === 'plain') return parseTime(await runLua(lua, ['none', 'plain', workload, String(size)]));
+  if (kase === 'detached') {
+    const port = await freePort();
+    return parseTime(await runLua(lua, [String(port), 'detached', workload, String(size)]));
+  }
+  const listener = await LuaListener.listen({ port: 0, host: '127.0.0.1' });
+  try {
+    const extra = kase === 'idleGc' ? ['0'] : [];
+    const run = runLua(lua, [String(listener.port), 'attached', workload, String(size), ...extra]);
+    const connection = await listener.waitForConnection({ timeoutMs: 10_000 });
+    await connection.request('initSuccess', initSuccessInfo({ cwd: FIXTURES, isNeedB64EncodeStr: false, waitConfigurationDone: true }));
+    if (kase === 'bpElsewhere' || kase === 'bpSameFunction') {
+      const line = lineOf(kase === 'bpElsewhere' ? 'never' : NEVER_LINE[workload]);
+      await connection.request('setBreakPoint', { path: BENCH_LUA, bks: [{ type: 2, line }] });
+    }
+    await connection.request('configurationDone', {});
+    const result = await run;
+    connection.destroy();
+    return parseTime(result);
+  } finally {
+    await listener.close();
+  }
+}
+
+function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = Math.floor(sorted.length / 2);
+  return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
+}
+
+function available(command: string): boolean {
+  return spawnSync(command, ['-e', 'require("socket")'], { timeout: 10_000 }).status === 0;
+}
+
+export async function runRuntimeBench(): Promise<void> {
+  const interpreters = Object.keys(SIZES).filter(available);
+  console.log(`\nLua runtime overhead (CPU time inside Lua, median of ${RUNS} runs, ratio to plain Lua in the same run)`);
+  const header = ['interpreter', 'workload', 'plain', ...CASES.map((c) => c.label)];
+  const rows: string[][] = [];
+  for (const lua of interpreters) {
+    for (const workload of WORKLOADS) {
+      const size = SIZES[lua][workload];
+      const times: Record<Case, number[]> = { plain: [], idle: [], idleGc: [], bpElsewhere: [], bpSameFunction: [], detached: [] };
+      for (let run = 0; run < RUNS; run++) {
+        for (const kase of ['plain', ...CASES.map((c) => c.id)] as Case[]) {
+          times[kase].push(await runCase(lua, kase, workload, size));
+        }
+      }
+      const plain = median(times.plain);
+      rows.push([
+        lua,
+        workload,
+        `${(plain * 1000).toFixed(0)} ms`,
+        ...CASES.map((c) => `×${(median(times[c.id]) / plain).toFixed(2)}`),
+      ]);
+    }
+  }
+  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i].length)));
+  const fmt = (cells: string[]) => `| ${cells.map((c, i) => c.padEnd(widths[i])).join(' | ')} |`;
+  console.log(fmt(header));
+  console.log(`|${widths.map((w) => '-'.repeat(w + 2)).join('|')}|`);
+  for (const row of rows) console.log(fmt(row));
+}
+
+if (require.main === module) {
+  runRuntimeBench().catch((error: unknown) => {
+    console.error(error);
+    process.exitCode = 1;
+  });
+}

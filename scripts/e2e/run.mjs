@@ -1,0 +1,235 @@
+#!/usr/bin/env node
+// `npm run test:e2e`: the extension in real VS Code extension hosts (code-server), offline.
+//  1. installs Node 24 and code-server into .e2e-cache/ (once), builds the VSIX (`npm run package`);
+//  2. window 1 runs the main suite in its extension host (test/extension/host/main.e2e.ts);
+//  3. window 2 (same user, second extension host, same MCP port) runs the multi-window suite; the
+//     runner checks that window 1 handed over, closes window 2 and checks that window 1 takes over;
+//  4. UI smoke test: a second code-server with the VSIX installed, driven with headless Chromium —
+//     screenshots of the status bar, the panel and a Lua session an outside agent stopped, saved
+//     under .test-artifacts/e2e/.
+// Flags: --no-build (use the current dist/ and out/), --keep (leave the temp folder).
+import { spawnSync } from 'node:child_process';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { freePort, installExtension, launchBrowser, startCodeServer, waitFor, workbenchUrl } from './codeServer.mjs';
+import { install } from './install.mjs';
+import { callTool } from './mcpCall.mjs';
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
+const args = new Set(process.argv.slice(2));
+const artifacts = join(root, '.test-artifacts', 'e2e');
+const fixture = join(root, 'test', 'extension', 'fixtures', 'workspace');
+const vsix = join(root, 'dist', 'luapanda-mcp.vsix');
+const results = [];
+const started = Date.now();
+
+function step(text) {
+  console.log(`\ne2e [${Math.round((Date.now() - started) / 1000)}s] ${text}`);
+}
+
+function check(ok, text) {
+  results.push({ ok, text });
+  console.log(`  ${ok ? '✓' : '✗'} ${text}`);
+}
+
+function run(command, argv) {
+  const result = spawnSync(command, argv, { cwd: root, stdio: 'inherit' });
+  if (result.status !== 0) throw new Error(`${command} ${argv.join(' ')} failed`);
+}
+
+function newWorkspace(temp, name) {
+  const folder = join(temp, name);
+  cpSync(fixture, folder, { recursive: true });
+  return folder;
+}
+
+/** The "LuaPanda MCP" output channel logs of every extension host of one code-server. */
+function channelLogs(userDataDir) {
+  const found = [];
+  const walk = (dir) => {
+    for (const entry of readdirSync(dir, { withFileTypes: true })) {
+      const full = join(dir, entry.name);
+      if (entry.isDirectory()) walk(full);
+      else if (entry.name.includes('LuaPanda MCP')) found.push(full);
+    }
+  };
+  if (existsSync(join(userDataDir, 'logs'))) walk(join(userDataDir, 'logs'));
+  return found.map((file) => ({ file, text: readFileSync(file, 'utf8') }));
+}
+
+/** Opens a test-mode window and resolves with its exit code and its console lines. */
+async function runTestWindow(browser, server, folder, entry) {
+  const page = await browser.newPage();
+  let exit;
+  const exited = new Promise((resolve) => (exit = resolve));
+  await page.exposeFunction('codeAutomationLog', (type, values) => {
+    const text = values.map((v) => (typeof v === 'string' ? v : JSON.stringify(v))).join(' ');
+    if (!/^(Resolving|Resolved|Creating a socket|\[)/.test(text) && !/open-vsx|ENOTFOUND/.test(text)) {
+      console.log(`  | ${text}`);
+    }
+  });
+  await page.exposeFunction('codeAutomationExit', (code) => exit(code));
+  await page.goto(
+    workbenchUrl(server, folder, { extensionPath: root, testsPath: join(root, 'out', 'test', 'extension', 'host', entry) }),
+  );
+  const code = await Promise.race([exited, new Promise((resolve) => setTimeout(() => resolve('timeout'), 300_000))]);
+  return { page, code };
+}
+
+async function extensionHostTests(tools, temp, mcpPort) {
+  const home = join(temp, 'code-server-1');
+  const resultsDir = join(temp, 'results');
+  mkdirSync(resultsDir, { recursive: true });
+  const first = newWorkspace(temp, 'window-one');
+  const second = newWorkspace(temp, 'window-two');
+  Object.assign(process.env, {
+    E2E_NODE: process.execPath,
+    E2E_ROOT: root,
+    E2E_MCP_PORT: String(mcpPort),
+    E2E_RESULTS_DIR: resultsDir,
+    E2E_FIRST_WORKSPACE: first,
+  });
+  const server = await startCodeServer({
+    node: tools.node,
+    entry: tools.codeServer,
+    home,
+    smokeTest: true,
+    settings: { 'luapanda.mcp.port': mcpPort, 'debug.openDebug': 'neverOpen' },
+  });
+  const browser = await launchBrowser();
+  try {
+    step('window 1: the main suite in the extension host');
+    const one = await runTestWindow(browser, server, first, 'runMain.js');
+    const main = readSummary(resultsDir, 'main');
+    check(one.code === 0 && main?.failures.length === 0, `main suite: ${summaryText(main, one.code)}`);
+
+    step('window 2: same port, second extension host');
+    const health = await fetchJson(`http://127.0.0.1:${mcpPort}/health`);
+    check(health?.workspace === first, `window 1 serves the port before window 2 opens (${health?.workspace})`);
+    const two = await runTestWindow(browser, server, second, 'runSecondWindow.js');
+    const multi = readSummary(resultsDir, 'secondWindow');
+    check(two.code === 0 && multi?.failures.length === 0, `second-window suite: ${summaryText(multi, two.code)}`);
+    const handedOver = await waitFor(
+      async () => channelLogs(server.userDataDir).some((log) => /handing port \d+ over to the window of .*window-two/.test(log.text)),
+      { timeoutMs: 10_000, what: 'the handover in window 1 log' },
+    ).catch(() => false);
+    check(handedOver, 'window 1 logged that it handed the port over to window 2');
+
+    step('closing window 2: window 1 (auto-start on) takes over');
+    await two.page.close({ runBeforeUnload: true });
+    const tookOver = await waitFor(
+      async () => (await fetchJson(`http://127.0.0.1:${mcpPort}/health`))?.workspace === first,
+      { timeoutMs: 60_000, what: 'window 1 to serve again' },
+    ).catch(() => false);
+    check(tookOver, 'after window 2 closed, window 1 serves the port again');
+    await one.page.close({ runBeforeUnload: true });
+  } finally {
+    await browser.close();
+    server.stop();
+  }
+}
+
+async function uiSmokeTest(tools, temp) {
+  const home = join(temp, 'code-server-ui');
+  const folder = newWorkspace(temp, 'ui-smoke');
+  const mcpPort = await freePort();
+  step(`UI smoke test: VSIX installed in code-server (${(statSync(vsix).size / 1024).toFixed(0)} KiB)`);
+  await installExtension({ node: tools.node, entry: tools.codeServer, home, vsix });
+  const server = await startCodeServer({
+    node: tools.node,
+    entry: tools.codeServer,
+    home,
+    settings: { 'luapanda.mcp.port': mcpPort, 'workbench.colorTheme': 'Default Dark Modern' },
+  });
+  const browser = await launchBrowser();
+  const page = await browser.newPage({ viewport: { width: 1400, height: 850 } });
+  try {
+    await page.goto(`${server.url}/?folder=${encodeURIComponent(folder)}`);
+    await page.waitForSelector('.monaco-workbench', { timeout: 60_000 });
+    const item = page.locator('.statusbar-item', { hasText: `LuaPanda MCP :${mcpPort}` });
+    await item.waitFor({ timeout: 60_000 });
+    check(true, `status bar shows "LuaPanda MCP :${mcpPort}"`);
+    await page.locator('.part.statusbar').screenshot({ path: join(artifacts, 'statusbar.png') });
+
+    await item.click();
+    const panel = page.locator('.quick-input-widget');
+    await panel.waitFor({ state: 'visible', timeout: 10_000 });
+    const text = await panel.innerText();
+    const offers = ['Stop the MCP server', 'Restart the MCP server', 'Change port', 'Auto-start', 'Copy client configuration', 'Show the log'];
+    check(offers.every((o) => text.includes(o)), `the panel offers: ${offers.join(', ')}`);
+    await page.screenshot({ path: join(artifacts, 'panel.png') });
+    await page.keyboard.press('Escape');
+
+    const url = `http://127.0.0.1:${mcpPort}/mcp`;
+    const main = readFileSync(join(folder, 'main.lua'), 'utf8').split('\n');
+    const line = main.findIndex((l) => l.includes('@add')) + 1;
+    const set = await callTool(url, 'set_breakpoint', { file_path: 'main.lua', line_number: line });
+    check(set.status === 'success', `an outside agent set a breakpoint at main.lua:${line}`);
+    const stopped = await callTool(url, 'start_debugging', { configuration_name: 'Lua: main' });
+    check(stopped.status === 'stopped' && stopped.stop_event_data?.line === line, `the agent's session stopped at line ${line}`);
+    await page.locator('.debug-toolbar').waitFor({ state: 'visible', timeout: 20_000 });
+    await page.locator('.debug-top-stack-frame-line').first().waitFor({ timeout: 20_000 });
+    check(true, 'VS Code shows the stopped Lua session (debug toolbar, current line)');
+    await page.waitForTimeout(1000);
+    await page.screenshot({ path: join(artifacts, 'lua-stopped.png') });
+    const stop = await callTool(url, 'stop_debugging');
+    check(stop.status === 'success', 'the agent stopped the session');
+  } catch (e) {
+    await page.screenshot({ path: join(artifacts, 'failure.png') }).catch(() => undefined);
+    check(false, `UI smoke test: ${e.message}`);
+  } finally {
+    await browser.close();
+    server.stop();
+  }
+}
+
+function readSummary(dir, suite) {
+  try {
+    return JSON.parse(readFileSync(join(dir, `${suite}.json`), 'utf8'));
+  } catch {
+    return undefined;
+  }
+}
+
+function summaryText(summary, code) {
+  if (!summary) return `no results (exit ${code})`;
+  const failed = summary.failures.map((f) => `\n      ✗ ${f.title}: ${f.error.split('\n')[0]}`).join('');
+  return `${summary.passes} passed, ${summary.failures.length} failed${failed}`;
+}
+
+async function fetchJson(url) {
+  try {
+    return await (await fetch(url, { signal: AbortSignal.timeout(2000) })).json();
+  } catch {
+    return undefined;
+  }
+}
+
+async function main() {
+  step('installing code-server and Node 24 (cached in .e2e-cache/)');
+  const tools = install();
+  if (!args.has('--no-build')) {
+    step('building the extension and the VSIX');
+    run('npm', ['run', 'package']);
+  }
+  rmSync(artifacts, { recursive: true, force: true });
+  mkdirSync(artifacts, { recursive: true });
+  const temp = mkdtempSync(join(tmpdir(), 'luapanda-e2e-'));
+  try {
+    await extensionHostTests(tools, temp, await freePort());
+    await uiSmokeTest(tools, temp);
+  } finally {
+    if (!args.has('--keep')) rmSync(temp, { recursive: true, force: true });
+    else console.log(`kept ${temp}`);
+  }
+  const failed = results.filter((r) => !r.ok);
+  step(`${results.length - failed.length} checks passed, ${failed.length} failed; screenshots in ${artifacts}`);
+  process.exit(failed.length === 0 ? 0 : 1);
+}
+
+main().catch((e) => {
+  console.error(`e2e: ${e.stack ?? e}`);
+  process.exit(1);
+});

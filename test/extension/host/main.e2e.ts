@@ -1,0 +1,299 @@
+/**
+ * The extension in a real VS Code extension host (code-server): activation, the status bar item
+ * and its panel, a Lua program debugged through the UI path, the same session driven by an MCP
+ * client in another process while VS Code's own debug API sees the same stops, a Node program
+ * debugged through the MCP tools, and the human interrupting a waiting agent.
+ */
+import * as assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import * as vscode from 'vscode';
+import type { ExtensionApi } from '../../../src/extension/extension';
+import {
+  StopRecorder,
+  extensionApi,
+  fetchHealthJson,
+  frameLocals,
+  markedLine,
+  mcpCall,
+  topFrame,
+  waitUntil,
+  workspaceFile,
+  workspaceFolder,
+} from './helpers';
+
+interface StopEventData {
+  reason: string;
+  thread_id: number;
+  line: number | null;
+  source: { path: string } | null;
+  hit_breakpoint_ids: number[] | null;
+  call_stack: { frame_id: number; line_number: number; file_path: string }[];
+  top_frame_variables: { variables: { name: string; value: string }[] } | null;
+}
+
+const port = Number(process.env.E2E_MCP_PORT);
+
+describe('the extension in a real extension host', () => {
+  let api: ExtensionApi;
+  let url: string;
+  const recorder = new StopRecorder();
+
+  before(async () => {
+    api = await extensionApi();
+    await waitUntil(() => api.manager.state.kind === 'running', 20_000, 'the MCP server');
+    url = api.manager.url();
+  });
+
+  after(async () => {
+    recorder.dispose();
+    vscode.debug.removeBreakpoints(vscode.debug.breakpoints);
+    if (vscode.debug.activeDebugSession) await vscode.debug.stopDebugging();
+  });
+
+  it('activates, serves MCP on the configured port and says which window serves it', async () => {
+    assert.equal(api.manager.state.kind, 'running');
+    assert.equal(url, `http://127.0.0.1:${port}/mcp`);
+    const health = await fetchHealthJson(port);
+    assert.equal(health?.name, 'luapanda-mcp');
+    assert.equal(health?.workspace, workspaceFolder().uri.fsPath);
+    const commands = await vscode.commands.getCommands(true);
+    for (const command of [
+      'luapanda.mcp.start',
+      'luapanda.mcp.stop',
+      'luapanda.mcp.restart',
+      'luapanda.mcp.status',
+      'luapanda.mcp.showPanel',
+      'luapanda.copyRuntime',
+      'luapanda.doctor',
+    ]) {
+      assert.ok(commands.includes(command), `command ${command} is registered`);
+    }
+  });
+
+  it('shows the server state in a right-side status bar item that opens the panel', () => {
+    const item = api.statusBar.server;
+    assert.equal(item.alignment, vscode.StatusBarAlignment.Right);
+    assert.equal(item.text, `$(debug-alt) LuaPanda MCP :${port}`);
+    assert.equal(item.command, 'luapanda.mcp.showPanel');
+    const offered = api.panelActions().map((a) => a.command);
+    for (const command of [
+      'luapanda.mcp.stop',
+      'luapanda.mcp.restart',
+      'luapanda.mcp.changePort',
+      'luapanda.mcp.toggleAutoStart',
+      'luapanda.mcp.copyClientConfig',
+      'luapanda.mcp.showLog',
+    ]) {
+      assert.ok(offered.includes(command), `the panel offers ${command}`);
+    }
+  });
+
+  it('copies a client configuration per client, the bridge at a stable place', async () => {
+    const text = (await vscode.commands.executeCommand(
+      'luapanda.mcp.copyClientConfig',
+      'claude-code',
+    )) as string;
+    assert.equal(text, `claude mcp add --transport http luapanda ${url}\n`);
+    const templates = await api.clientTemplates();
+    assert.equal(templates.length, 8);
+    const desktop = JSON.parse(templates.find((t) => t.id === 'claude-desktop')!.text);
+    const server = desktop.mcpServers.luapanda;
+    assert.ok(fs.existsSync(server.command), 'the interpreter path exists');
+    assert.ok(fs.existsSync(server.args[0]), 'the bridge copy exists');
+    assert.deepEqual(server.args.slice(1), ['--stdio', '--connect', url]);
+  });
+
+  it('copies the drop-in runtime into the workspace', async () => {
+    const copied = (await vscode.commands.executeCommand(
+      'luapanda.copyRuntime',
+      workspaceFolder().uri.fsPath,
+    )) as string;
+    assert.match(fs.readFileSync(copied, 'utf8'), /LuaPanda/);
+    fs.rmSync(copied);
+  });
+
+  describe('a Lua program: the human in the UI and an agent over MCP on one session', () => {
+    const addLine = markedLine('main.lua', 'add');
+    const afterLine = markedLine('main.lua', 'after');
+    let session: vscode.DebugSession;
+    let threadId: number;
+
+    it('stops at a gutter breakpoint, shows variables and steps through the UI', async () => {
+      vscode.debug.addBreakpoints([
+        new vscode.SourceBreakpoint(
+          new vscode.Location(vscode.Uri.file(workspaceFile('main.lua')), new vscode.Position(addLine - 1, 0)),
+        ),
+      ]);
+      const seen = recorder.stops.length;
+      assert.ok(await vscode.debug.startDebugging(workspaceFolder(), 'Lua: main'));
+      const stop = await recorder.next(seen);
+      session = vscode.debug.activeDebugSession!;
+      assert.equal(session.type, 'luapanda');
+      assert.equal(stop.body.reason, 'breakpoint');
+      threadId = stop.body.threadId!;
+      const frame = await topFrame(session, threadId);
+      assert.equal(frame.line, addLine);
+      const locals = await frameLocals(session, frame.id);
+      assert.equal(locals.get('a'), '0');
+      assert.equal(locals.get('b'), '1');
+
+      const before = recorder.stops.length;
+      await vscode.commands.executeCommand('workbench.action.debug.stepOver');
+      const step = await recorder.next(before);
+      assert.equal(step.body.reason, 'step');
+      const stepped = await topFrame(session, threadId);
+      assert.equal(stepped.line, addLine + 1);
+      assert.equal((await frameLocals(session, stepped.id)).get('sum'), '1');
+    });
+
+    it('the agent sees the stop the human made, and its step moves VS Code', async () => {
+      const state = await mcpCall(url, 'get_debug_state');
+      assert.equal(state.status, 'success');
+      assert.equal(state.state, 'Stopped');
+      const stop = state.stop_event_data as StopEventData;
+      assert.equal(stop.line, addLine + 1);
+      assert.equal(stop.thread_id, threadId);
+
+      const before = recorder.stops.length;
+      const stepped = await mcpCall(url, 'step_execution', { thread_id: threadId, step_type: 'over' });
+      assert.equal(stepped.status, 'stopped');
+      const data = stepped.stop_event_data as StopEventData;
+      const seen = await recorder.next(before);
+      assert.equal(seen.sessionId, session.id, 'VS Code saw the stop on the same session');
+      const frame = await topFrame(session, threadId);
+      assert.equal(frame.line, data.line, 'VS Code and the agent agree on the line');
+      assert.equal(vscode.debug.activeDebugSession?.id, session.id);
+    });
+
+    it("the agent's breakpoints are the editor's, with stable ids that stops report", async () => {
+      const set = await mcpCall(url, 'set_breakpoint', { file_path: 'main.lua', line_number: afterLine });
+      assert.equal(set.status, 'success');
+      const breakpoint = set.breakpoint as { id: number; verified: boolean };
+      assert.equal(typeof breakpoint.id, 'number');
+      assert.equal(breakpoint.verified, true);
+      const inEditor = vscode.debug.breakpoints.filter(
+        (bp): bp is vscode.SourceBreakpoint =>
+          bp instanceof vscode.SourceBreakpoint && bp.location.range.start.line === afterLine - 1,
+      );
+      assert.equal(inEditor.length, 1, 'the agent breakpoint is in the gutter');
+
+      const removed = await mcpCall(url, 'remove_breakpoint', {
+        location: { file_path: 'main.lua', line_number: addLine },
+      });
+      assert.equal(removed.status, 'success');
+      assert.ok(
+        !vscode.debug.breakpoints.some(
+          (bp) => bp instanceof vscode.SourceBreakpoint && bp.location.range.start.line === addLine - 1,
+        ),
+        'the removal reached the editor',
+      );
+      const listed = await mcpCall(url, 'get_breakpoints');
+      assert.deepEqual(
+        (listed.breakpoints as { id: number }[]).map((b) => b.id),
+        [breakpoint.id],
+      );
+
+      const before = recorder.stops.length;
+      const continued = await mcpCall(url, 'continue_debugging', { thread_id: threadId });
+      assert.equal(continued.status, 'stopped');
+      const data = continued.stop_event_data as StopEventData;
+      assert.equal(data.reason, 'breakpoint');
+      assert.equal(data.line, afterLine);
+      assert.deepEqual(data.hit_breakpoint_ids, [breakpoint.id]);
+      await recorder.next(before);
+      assert.equal((await topFrame(session, threadId)).line, afterLine);
+    });
+
+    it('refuses agent code execution when the setting says deny', async () => {
+      const config = vscode.workspace.getConfiguration('luapanda');
+      await config.update('mcp.codeExecution', 'deny', vscode.ConfigurationTarget.Global);
+      try {
+        const frame = await topFrame(session, threadId);
+        const refused = await mcpCall(url, 'evaluate_expression', {
+          expression: 'total',
+          frame_id: frame.id,
+        });
+        assert.equal(refused.status, 'error');
+        assert.match(String(refused.message), /did not allow/);
+        const watched = await mcpCall(url, 'evaluate_expression', {
+          expression: 'total',
+          frame_id: frame.id,
+          context: 'watch',
+        });
+        assert.equal(watched.status, 'success');
+        assert.equal(watched.result, '6');
+      } finally {
+        await config.update('mcp.codeExecution', undefined, vscode.ConfigurationTarget.Global);
+      }
+    });
+
+    it('the human continues to the end; the agent sees the session completed and its output', async () => {
+      const ended = new Promise<void>((resolve) => {
+        const subscription = vscode.debug.onDidTerminateDebugSession((s) => {
+          if (s.id === session.id) {
+            subscription.dispose();
+            resolve();
+          }
+        });
+      });
+      vscode.debug.removeBreakpoints(vscode.debug.breakpoints);
+      await vscode.commands.executeCommand('workbench.action.debug.continue');
+      await ended;
+      const state = await mcpCall(url, 'get_debug_state');
+      assert.equal(state.state, 'Terminated');
+      const output = await mcpCall(url, 'get_output');
+      const text = (output.lines as { text: string }[]).map((l) => l.text).join('');
+      assert.match(text, /done\t6/);
+    });
+  });
+
+  it('the human interrupts an agent that waits on a running program', async () => {
+    const seen = recorder.stops.length;
+    assert.ok(await vscode.debug.startDebugging(workspaceFolder(), 'Lua: loop'));
+    const entry = await recorder.next(seen);
+    const session = vscode.debug.activeDebugSession!;
+    const waiting = mcpCall(url, 'continue_debugging', {
+      thread_id: entry.body.threadId,
+      timeout_seconds: 60,
+    });
+    await waitUntil(() => api.monitor.waiting > 0, 20_000, 'the agent to wait');
+    await waitUntil(() => api.statusBar.isWaitingShown, 5_000, 'the waiting status bar item');
+    assert.equal(api.statusBar.waiting.command, 'luapanda.mcp.interruptAgent');
+    const count = await vscode.commands.executeCommand('luapanda.mcp.interruptAgent');
+    assert.equal(count, 1);
+    const result = await waiting;
+    assert.equal(result.status, 'interrupted');
+    await waitUntil(() => !api.statusBar.isWaitingShown, 5_000, 'the waiting item to go');
+    await vscode.debug.stopDebugging(session);
+  });
+
+  it('debugs a Node program through the MCP tools (the built-in JavaScript debugger)', async () => {
+    const loopLine = markedLine('app.js', 'node-loop');
+    const set = await mcpCall(url, 'set_breakpoint', { file_path: 'app.js', line_number: loopLine });
+    assert.equal(set.status, 'success');
+    const before = recorder.stops.length;
+    const started = await mcpCall(url, 'start_debugging', { configuration_name: 'Node: app' });
+    assert.equal(started.status, 'stopped', JSON.stringify(started));
+    const data = started.stop_event_data as StopEventData;
+    assert.equal(data.line, loopLine);
+    assert.equal(data.reason, 'breakpoint');
+    assert.deepEqual(data.hit_breakpoint_ids, [(set.breakpoint as { id: number }).id]);
+    const item = data.top_frame_variables?.variables.find((v) => v.name === 'item');
+    assert.equal(item?.value, '1');
+    const seen = await recorder.next(before);
+    const active = vscode.debug.activeDebugSession!;
+    assert.equal(seen.sessionId, active.id, 'VS Code shows the stopped Node session');
+    assert.equal((await topFrame(active, data.thread_id)).line, loopLine);
+
+    const again = await mcpCall(url, 'continue_debugging', { thread_id: data.thread_id });
+    assert.equal(again.status, 'stopped');
+    const second = again.stop_event_data as StopEventData;
+    assert.equal(second.top_frame_variables?.variables.find((v) => v.name === 'item')?.value, '2');
+
+    assert.equal((await mcpCall(url, 'remove_breakpoint', { clear_all: true })).status, 'success');
+    const done = await mcpCall(url, 'continue_debugging', { thread_id: data.thread_id });
+    assert.equal(done.status, 'completed', JSON.stringify(done));
+    const output = await mcpCall(url, 'get_output');
+    assert.match((output.lines as { text: string }[]).map((l) => l.text).join(''), /total 6/);
+  });
+});

@@ -1,0 +1,59 @@
+/**
+ * The public Lua API of the bundled runtime: the only new global is LuaPanda, printToVSCode,
+ * startServer (the IDE connects), stopRun (the program goes on undebugged) and LuaGarbageCollect.
+ */
+import { strict as assert } from 'node:assert';
+import * as net from 'node:net';
+import { luaInterpreters } from '../harness/interpreters';
+import { spawnLua } from '../harness/luaProcess';
+import { connectToLua, initSuccessInfo } from '../../src/protocol';
+import { BUNDLE_DIR, FIXTURES, closeAll, finish, fixture, line, lineOf, startSession } from './helpers';
+
+async function freePort(): Promise<number> {
+  const server = net.createServer();
+  await new Promise<void>((resolve) => server.listen({ port: 0, host: '127.0.0.1' }, () => resolve()));
+  const address = server.address();
+  const port = typeof address === 'object' && address ? address.port : 0;
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return port;
+}
+
+for (const lua of luaInterpreters()) {
+  describe(`runtime API (${lua.command})`, function () {
+    this.timeout(20_000);
+    afterEach(closeAll);
+
+    it('adds no global but LuaPanda, sends printToVSCode text, collects garbage, and stopRun detaches', async () => {
+      const s = await startSession(lua, 'api.lua', { breakpoints: { 'api.lua': [line(lineOf('api.lua', 'stop'))] } });
+      const log = await s.ide.next((n) => n.kind === 'log' && n.cmd === 'debug_console');
+      assert.equal(log.kind === 'log' && log.text, 'hello from lua');
+      await s.ide.nextStop('stopOnBreakpoint');
+      await s.ide.connection.notify('LuaGarbageCollect', {});
+      await s.ide.next((n) => n.kind === 'memory');
+      await s.ide.connection.request('stopRun', {});
+      const out = await finish(s);
+      assert.match(out, /connected\tfalse\tleaked\tLuaPanda\ttrue\ttrue/);
+    });
+
+    it('startServer: the IDE connects to the program', async () => {
+      const port = await freePort();
+      const proc = spawnLua(lua, fixture('api.lua'), { args: [String(port), 'server'], luaPath: [BUNDLE_DIR], cwd: FIXTURES });
+      const connection = await connectToLua({ host: '127.0.0.1', port, timeoutMs: 8_000, retryIntervalMs: 100 });
+      try {
+        const reply = await connection.request('initSuccess', initSuccessInfo({ cwd: FIXTURES, isNeedB64EncodeStr: false, waitConfigurationDone: true }));
+        assert.equal(reply.runtime, 'luapanda-mcp');
+        await connection.request('setBreakPoint', { path: fixture('api.lua'), bks: [line(lineOf('api.lua', 'stop'))] });
+        const stopped = new Promise<string>((resolve) => connection.on('notification', (n) => n.kind === 'stop' && resolve(n.cmd)));
+        await connection.request('configurationDone', {});
+        assert.equal(await stopped, 'stopOnBreakpoint');
+        await connection.request('continue', {});
+        const exit = await proc.waitForExit(10_000);
+        assert.equal(exit.code, 0, proc.stderr);
+        assert.match(proc.stdout, /connected\ttrue\tleaked\tLuaPanda/);
+      } finally {
+        connection.destroy();
+        proc.kill();
+      }
+    });
+  });
+}

@@ -1,0 +1,112 @@
+/**
+ * Breakpoint rules in the bundled runtime: conditions, hit conditions, logpoints with {expr}
+ * interpolation, rules that do not compile (reported when set), and LuaJIT hot loops.
+ */
+import { strict as assert } from 'node:assert';
+import { luaInterpreters } from '../harness/interpreters';
+import { closeAll, finish, fixture, lineOf, startSession, topOf } from './helpers';
+
+for (const lua of luaInterpreters()) {
+  describe(`runtime breakpoints (${lua.command})`, function () {
+    this.timeout(20_000);
+    afterEach(closeAll);
+
+    it('stops only where the condition holds', async () => {
+      const s = await startSession(lua, 'basic.lua', {
+        breakpoints: { 'basic.lua': [{ type: 0, line: lineOf('basic.lua', 'add'), condition: 'b == 3' }] },
+      });
+      const stop = await s.ide.nextStop('stopOnBreakpoint');
+      const locals = await s.ide.connection.request('getVariable', { varRef: '10000', stackId: String(topOf(stop.stack).index) });
+      assert.equal(locals.find((v) => v.name === 'b')?.value, '3');
+      await s.ide.connection.request('continue', {});
+      await finish(s);
+      assert.equal(s.ide.notifications.filter((n) => n.kind === 'stop').length, 1);
+    });
+
+    for (const [hit, expected] of [
+      ['>= 4', ['4', '5']],
+      ['== 2', ['2']],
+      ['% 2', ['2', '4']],
+      ['< 2', ['1']],
+      ['3', ['3', '4', '5']],
+    ] as const) {
+      it(`counts hits: hitCondition "${hit}"`, async () => {
+        const s = await startSession(lua, 'basic.lua', {
+          breakpoints: { 'basic.lua': [{ type: 2, line: lineOf('basic.lua', 'add'), hitCondition: hit }] },
+        });
+        const seen: string[] = [];
+        for (let i = 0; i < expected.length; i++) {
+          const stop = await s.ide.nextStop('stopOnBreakpoint');
+          const locals = await s.ide.connection.request('getVariable', { varRef: '10000', stackId: String(topOf(stop.stack).index) });
+          seen.push(locals.find((v) => v.name === 'b')?.value ?? '?');
+          await s.ide.connection.request('continue', {});
+        }
+        await finish(s);
+        assert.deepEqual(seen, expected);
+        assert.equal(s.ide.notifications.filter((n) => n.kind === 'stop').length, expected.length);
+      });
+    }
+
+    it('prints logpoints with {expr} interpolation and never stops there', async () => {
+      const s = await startSession(lua, 'basic.lua', {
+        breakpoints: { 'basic.lua': [{ type: 1, line: lineOf('basic.lua', 'add'), logMessage: 'a={a} b={b} sum={a + b} {{literal}}' }] },
+      });
+      await finish(s);
+      const logs = s.ide.notifications.filter((n) => n.kind === 'log' && n.cmd === 'debug_console').map((n) => (n.kind === 'log' ? n.text : ''));
+      assert.equal(logs.length, 5);
+      assert.match(logs[2], /a=3 b=3 sum=6 \{literal\}$/);
+      assert.equal(s.ide.notifications.filter((n) => n.kind === 'stop').length, 0);
+    });
+
+    it('reports conditions, hit conditions and log templates that do not parse when they are set', async () => {
+      const s = await startSession(lua, 'basic.lua', { settings: { stopOnEntry: true } });
+      await s.ide.nextStop('stopOnEntry');
+      const reply = await s.ide.connection.request('setBreakPoint', {
+        path: fixture('basic.lua'),
+        bks: [
+          { type: 0, line: lineOf('basic.lua', 'add'), condition: 'b ==' },
+          { type: 2, line: lineOf('basic.lua', 'accNext'), hitCondition: 'sometimes' },
+          { type: 1, line: lineOf('basic.lua', 'accReturn'), logMessage: 'x={x' },
+          { type: 2, line: lineOf('basic.lua', 'print') },
+        ],
+      });
+      const results = reply.results ?? [];
+      assert.equal(results.length, 4);
+      assert.deepEqual(results.map((r) => r.verified), [false, false, false, true]);
+      assert.match(results[0].message ?? '', /condition/);
+      assert.match(results[1].message ?? '', /hit condition/);
+      assert.match(results[2].message ?? '', /unclosed/);
+      await s.ide.connection.request('continue', {});
+      const stop = await s.ide.nextStop('stopOnBreakpoint');
+      assert.equal(topOf(stop.stack).line, lineOf('basic.lua', 'print'), 'only the valid breakpoint fires');
+      await s.ide.connection.request('continue', {});
+      await finish(s);
+    });
+
+    it('hits a breakpoint in a loop that was hot (JIT-compiled under LuaJIT) before it was set', async () => {
+      const s = await startSession(lua, 'hotloop.lua');
+      await s.ide.nextStop('stopOnCodeBreakpoint');
+      await s.ide.connection.request('setBreakPoint', { path: fixture('hotloop.lua'), bks: [{ type: 2, line: lineOf('hotloop.lua', 'step') }] });
+      await s.ide.connection.request('continue', {});
+      const stop = await s.ide.nextStop('stopOnBreakpoint', 8_000);
+      assert.equal(topOf(stop.stack).line, lineOf('hotloop.lua', 'step'));
+      assert.equal(stop.stack[1].line, lineOf('hotloop.lua', 'hot'));
+      await s.ide.connection.request('setBreakPoint', { path: fixture('hotloop.lua'), bks: [] });
+      await s.ide.connection.request('continue', {});
+      const out = await finish(s);
+      assert.match(out, /hot done\t1000000/);
+    });
+
+    it('receives a breakpoint while a loop without calls runs, and stops in it', async () => {
+      const s = await startSession(lua, 'loop.lua', { args: lua.isLuaJIT ? ['nojit'] : [] });
+      await new Promise((r) => setTimeout(r, 150));
+      await s.ide.connection.request('setBreakPoint', { path: fixture('loop.lua'), bks: [{ type: 2, line: lineOf('loop.lua', 'body') }] });
+      const stop = await s.ide.nextStop('stopOnBreakpoint', 5_000);
+      assert.equal(topOf(stop.stack).line, lineOf('loop.lua', 'body'));
+      await s.ide.connection.request('setBreakPoint', { path: fixture('loop.lua'), bks: [] });
+      await s.ide.connection.request('setVariable', { varRef: '10000', stackId: String(topOf(stop.stack).index), varName: 'running', newValue: 'false' });
+      await s.ide.connection.request('continue', {});
+      assert.match(await finish(s), /stopped after\ttrue/);
+    });
+  });
+}

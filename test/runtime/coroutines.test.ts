@@ -1,0 +1,65 @@
+/**
+ * Coroutines in the bundled runtime: breakpoints in coroutine.create and coroutine.wrap bodies and
+ * in a coroutine created before the runtime loaded, the resumer chain in stack frames, and steps
+ * across resume/yield.
+ */
+import { strict as assert } from 'node:assert';
+import { luaInterpreters } from '../harness/interpreters';
+import { closeAll, finish, fixture, line, lineOf, startSession, topOf } from './helpers';
+
+const F = 'coroutines.lua';
+
+for (const lua of luaInterpreters()) {
+  describe(`runtime coroutines (${lua.command})`, function () {
+    this.timeout(20_000);
+    afterEach(closeAll);
+
+    it('stops in coroutine.create and coroutine.wrap bodies and in a coroutine created before loading', async () => {
+      const s = await startSession(lua, F, {
+        breakpoints: { [F]: [line(lineOf(F, 'workerAfter')), line(lineOf(F, 'wrapBody')), line(lineOf(F, 'early'))] },
+      });
+      const c = s.ide.connection;
+      const first = await s.ide.nextStop('stopOnBreakpoint');
+      const top = topOf(first.stack);
+      assert.equal(top.line, lineOf(F, 'workerAfter'));
+      assert.notEqual(top.coroutine, 'main');
+      assert.match(top.coroutine ?? '', /^thread: /);
+      // the resumer chain: driver (main thread) resumed the worker
+      const resumer = first.stack.find((f) => f.coroutine === 'main' && f.name === 'driver');
+      assert.ok(resumer, `resumer frames in ${JSON.stringify(first.stack)}`);
+      assert.equal(resumer.line, lineOf(F, 'resume2'));
+      const locals = await c.request('getVariable', { varRef: '10000', stackId: String(top.index) });
+      assert.equal(locals.find((v) => v.name === 'got')?.value, '10');
+      await c.request('continue', {});
+      const wrapped = await s.ide.nextStop('stopOnBreakpoint');
+      assert.equal(topOf(wrapped.stack).line, lineOf(F, 'wrapBody'));
+      await c.request('continue', {});
+      const early = await s.ide.nextStop('stopOnBreakpoint');
+      assert.equal(topOf(early.stack).line, lineOf(F, 'early'));
+      await c.request('continue', {});
+      const out = await finish(s);
+      assert.match(out, /coroutines\t2\t20\t1\t6/);
+    });
+
+    it('steps over a yield into the resumer, and into a resume into the coroutine', async () => {
+      const s = await startSession(lua, F, { breakpoints: { [F]: [line(lineOf(F, 'workerYield'))] } });
+      const c = s.ide.connection;
+      await s.ide.nextStop('stopOnBreakpoint');
+      await c.request('setBreakPoint', { path: fixture(F), bks: [] });
+      await c.request('stopOnStep', {});
+      const over = await s.ide.nextStop('stopOnStep');
+      assert.equal(topOf(over.stack).line, lineOf(F, 'resume2'));
+      assert.equal(topOf(over.stack).coroutine, 'main');
+      await c.request('stopOnStepIn', {});
+      const into = await s.ide.nextStop('stopOnStepIn');
+      assert.equal(topOf(into.stack).line, lineOf(F, 'workerAfter'));
+      assert.notEqual(topOf(into.stack).coroutine, 'main');
+      await c.request('stopOnStepOut', {});
+      const out = await s.ide.nextStop('stopOnStepOut');
+      assert.equal(topOf(out.stack).line, lineOf(F, 'gen'));
+      assert.equal(topOf(out.stack).coroutine, 'main');
+      await c.request('continue', {});
+      await finish(s);
+    });
+  });
+}
