@@ -43,6 +43,32 @@ function lineOf(marker: string): number {
   return lines.findIndex((l) => l.includes(`@${marker}`)) + 1;
 }
 
+/** Cases that are much slower run a smaller problem and are compared per unit of work. */
+const SLOW_CASES: ReadonlySet<Case> = new Set<Case>(['bpElsewhere', 'bpSameFunction']);
+const SLOW_SCALE: Record<string, { linear: number; fibDepth: number }> = {
+  'lua5.4': { linear: 20, fibDepth: 5 },
+  luajit: { linear: 400, fibDepth: 10 },
+};
+
+function fibCalls(n: number): number {
+  let a = 1;
+  let b = 1; // calls(0) = calls(1) = 1; calls(n) = calls(n-1) + calls(n-2) + 1
+  for (let i = 2; i <= n; i++) [a, b] = [b, a + b + 1];
+  return n < 1 ? 1 : b;
+}
+
+function sizeFor(lua: string, workload: Workload, kase: Case): number {
+  const size = SIZES[lua][workload];
+  if (!SLOW_CASES.has(kase)) return size;
+  const scale = SLOW_SCALE[lua];
+  return workload === 'recursive' ? size - scale.fibDepth : Math.floor(size / scale.linear);
+}
+
+/** Units of work of a run (iterations or calls), to compare runs of different sizes. */
+function unitsOf(workload: Workload, size: number): number {
+  return workload === 'recursive' ? fibCalls(size) : size;
+}
+
 const NEVER_LINE: Record<Workload, string> = { call: 'callNever', loop: 'loopNever', recursive: 'fibNever' };
 
 function luaEnv(): NodeJS.ProcessEnv {
@@ -118,18 +144,20 @@ export async function runRuntimeBench(): Promise<void> {
   const rows: string[][] = [];
   for (const lua of interpreters) {
     for (const workload of WORKLOADS) {
-      const size = SIZES[lua][workload];
+      // Seconds per unit of work, per case.
       const times: Record<Case, number[]> = { plain: [], idle: [], idleGc: [], bpElsewhere: [], bpSameFunction: [], detached: [] };
       for (let run = 0; run < RUNS; run++) {
         for (const kase of ['plain', ...CASES.map((c) => c.id)] as Case[]) {
-          times[kase].push(await runCase(lua, kase, workload, size));
+          const size = sizeFor(lua, workload, kase);
+          times[kase].push((await runCase(lua, kase, workload, size)) / unitsOf(workload, size));
         }
       }
       const plain = median(times.plain);
+      const plainRun = plain * unitsOf(workload, SIZES[lua][workload]);
       rows.push([
         lua,
         workload,
-        `${(plain * 1000).toFixed(0)} ms`,
+        `${(plainRun * 1000).toFixed(0)} ms`,
         ...CASES.map((c) => `×${(median(times[c.id]) / plain).toFixed(2)}`),
       ]);
     }

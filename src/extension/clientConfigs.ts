@@ -108,7 +108,9 @@ const BUILDERS: Record<string, { label: string; build: Builder }> = {
     build: ({ url, token }) => ({
       where: '.roo/mcp.json in the project, or the global mcp_settings.json',
       language: 'json',
-      text: json({ mcpServers: { [SERVER_KEY]: { type: 'streamable-http', url, ...headers(token) } } }),
+      text: json({
+        mcpServers: { [SERVER_KEY]: { type: 'streamable-http', url, ...headers(token) } },
+      }),
     }),
   },
   windsurf: {

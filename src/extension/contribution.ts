@@ -20,10 +20,12 @@ export const ATTRIBUTE_DESCRIPTIONS: Record<string, string> = {
   runtimePath: 'Folder holding the LuaPanda.lua runtime to preload (default: the bundled one).',
   cwd: 'Working folder of the program, and the root under which source files are looked up.',
   stopOnEntry: 'Stop at the first line of the program.',
-  luaFileExtension: 'Extension of the Lua files when the game loads them without one (e.g. "lua", "lua.txt", "bytes").',
+  luaFileExtension:
+    'Extension of the Lua files when the game loads them without one (e.g. "lua", "lua.txt", "bytes").',
   connectionPort: 'TCP port between VS Code and the game (default 8818).',
   connectionIP: 'With VSCodeAsClient: the address of the device or machine that runs the game.',
-  VSCodeAsClient: 'VS Code connects to the game (which listens) instead of waiting for the game to connect.',
+  VSCodeAsClient:
+    'VS Code connects to the game (which listens) instead of waiting for the game to connect.',
   autoPathMode: 'Find source files by name in the workspace when the game reports relative paths.',
   pathCaseSensitivity: 'Compare file paths case-sensitively.',
   isNeedB64EncodeStr: 'Base64-encode strings on the wire (upstream compatibility).',
@@ -31,8 +33,10 @@ export const ATTRIBUTE_DESCRIPTIONS: Record<string, string> = {
   logLevel: 'Runtime log level: 0 all, 1 info, 2 errors only.',
   TempFilePath: 'Folder where the runtime writes temporary files (upstream compatibility).',
   autoReconnect: 'Keep listening after the game disconnects, for the next run.',
-  dbCheckBreakpoint: 'Accepted for upstream compatibility; the runtime checks same-name files itself.',
-  distinguishSameNameFile: 'Tell files with the same name in different folders apart by their full path.',
+  dbCheckBreakpoint:
+    'Accepted for upstream compatibility; the runtime checks same-name files itself.',
+  distinguishSameNameFile:
+    'Tell files with the same name in different folders apart by their full path.',
   truncatedOPath: 'Part of the reported path to cut off before mapping it to the workspace.',
   docPathReplace: 'Replace a prefix of reported paths: ["from", "to"].',
   tag: 'Upstream only: accepted and ignored.',

@@ -16,7 +16,10 @@ export function registerLuaDebugger(runtimeDir: string): vscode.Disposable[] {
           new LuaDebugSession() as unknown as vscode.DebugAdapter,
         ),
     }),
-    vscode.debug.registerDebugConfigurationProvider(DEBUG_TYPE, new LuaConfigurationProvider(runtimeDir)),
+    vscode.debug.registerDebugConfigurationProvider(
+      DEBUG_TYPE,
+      new LuaConfigurationProvider(runtimeDir),
+    ),
   ];
 }
 

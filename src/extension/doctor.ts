@@ -64,7 +64,9 @@ export async function gatherFacts(input: {
   let launchError: string | undefined;
   if (input.workspace) {
     try {
-      luaConfigs = (await readLaunchConfigurations(input.workspace)).filter((c) => c.type === 'luapanda');
+      luaConfigs = (await readLaunchConfigurations(input.workspace)).filter(
+        (c) => c.type === 'luapanda',
+      );
     } catch (e) {
       launchError = (e as Error).message;
     }
@@ -140,7 +142,9 @@ export function renderReport(facts: DoctorFacts): string {
   if (!facts.workspace) out.push('- No folder is open: open the game project folder.');
   if (facts.launchError) out.push(`- launch.json: ${facts.launchError}`);
   if (!facts.launchError && facts.luaConfigs.length === 0 && facts.workspace) {
-    out.push('- launch.json has no "luapanda" configuration. Add one (Run → Add Configuration… → LuaPanda), or change `"type": "lua"` of an upstream LuaPanda configuration to `"type": "luapanda"`.');
+    out.push(
+      '- launch.json has no "luapanda" configuration. Add one (Run → Add Configuration… → LuaPanda), or change `"type": "lua"` of an upstream LuaPanda configuration to `"type": "luapanda"`.',
+    );
   }
   for (const port of facts.ports) {
     if (port.asClient) {
@@ -174,7 +178,8 @@ export function renderReport(facts: DoctorFacts): string {
       : '- No LuaPanda.lua in the workspace: run "LuaPanda: Copy LuaPanda.lua into the Workspace" and require it from the game.',
   );
   out.push('', '### Interpreters (for "launch" configurations)', '');
-  for (const lua of facts.interpreters) out.push(`- ${lua.ok ? '✓' : '✗'} ${lua.name}: ${lua.detail}`);
+  for (const lua of facts.interpreters)
+    out.push(`- ${lua.ok ? '✓' : '✗'} ${lua.name}: ${lua.detail}`);
 
   out.push('', '## A breakpoint does not bind', '');
   const unverified = facts.breakpoints.filter((b) => !b.verified);
@@ -183,11 +188,13 @@ export function renderReport(facts: DoctorFacts): string {
     out.push('- No Lua session is running: breakpoints bind when a session starts.');
   }
   for (const bp of unverified) {
-    out.push(`- ${bp.file}:${bp.line} — ${bp.message ?? 'not confirmed by the debugger'}${bp.inWorkspace ? '' : ' (outside the workspace folder)'}`);
+    out.push(
+      `- ${bp.file}:${bp.line} — ${bp.message ?? 'not confirmed by the debugger'}${bp.inWorkspace ? '' : ' (outside the workspace folder)'}`,
+    );
   }
   if (unverified.length > 0 || facts.breakpoints.length === 0) {
     out.push(
-      '- Path mapping: the game reports each chunk\'s path as it loaded it. If it loads from another folder (a build output, the device), ' +
+      "- Path mapping: the game reports each chunk's path as it loaded it. If it loads from another folder (a build output, the device), " +
         'set `cwd` to the folder that mirrors the game\'s scripts, use `docPathReplace: ["<path the game reports>", "${workspaceFolder}/<folder>"]`, ' +
         'or `truncatedOPath` to cut a prefix. With relative require paths keep `autoPathMode: true`; for files with the same name in different folders set ' +
         '`distinguishSameNameFile: true`. If the game loads files without the .lua extension, set `luaFileExtension`.',

@@ -43,7 +43,9 @@ export function activate(context: vscode.ExtensionContext): ExtensionApi {
   context.subscriptions.push(log);
   log.info(`LuaPanda MCP Debugger ${String(context.extension.packageJSON.version)} activated`);
 
-  context.subscriptions.push(...registerLuaDebugger(context.asAbsolutePath(path.join('dist', 'lua'))));
+  context.subscriptions.push(
+    ...registerLuaDebugger(context.asAbsolutePath(path.join('dist', 'lua'))),
+  );
 
   const channel = new VscodeDebugChannel();
   const monitor = new SessionMonitor(channel);
@@ -102,7 +104,9 @@ export function activate(context: vscode.ExtensionContext): ExtensionApi {
   const onState = (state: ServerState): void => {
     statusBar.render(state);
     const served = state.kind === 'running' || state.kind === 'elsewhere';
-    registration.update(served ? { url: manager.url(), token: readSettings().token, version } : undefined);
+    registration.update(
+      served ? { url: manager.url(), token: readSettings().token, version } : undefined,
+    );
     if (state.kind === 'error' && state.message !== lastError) {
       lastError = state.message;
       log.error(state.message);
@@ -153,7 +157,11 @@ export function activate(context: vscode.ExtensionContext): ExtensionApi {
       return undefined;
     }
     const port = Number(text);
-    if (port !== current && !(await fetchHealth(port)) && (await probeLocalPort(port)) === 'listening') {
+    if (
+      port !== current &&
+      !(await fetchHealth(port)) &&
+      (await probeLocalPort(port)) === 'listening'
+    ) {
       const choice = await vscode.window.showWarningMessage(
         `Port ${port} is in use by another program. Choose another port?`,
         'Choose Another Port',
@@ -327,7 +335,7 @@ async function copyRuntime(
       canSelectFolders: true,
       defaultUri: folders[0].uri,
       openLabel: 'Copy LuaPanda.lua here',
-      title: 'Folder of the game\'s Lua scripts (where require can find LuaPanda)',
+      title: "Folder of the game's Lua scripts (where require can find LuaPanda)",
     });
     folder = picked?.[0]?.fsPath;
   }

@@ -83,8 +83,7 @@ export class McpRegistration implements vscode.Disposable {
 
   /** The endpoint agents should use now, or undefined when no server answers. */
   update(endpoint: McpEndpoint | undefined): void {
-    const same =
-      endpoint?.url === this.endpoint?.url && endpoint?.token === this.endpoint?.token;
+    const same = endpoint?.url === this.endpoint?.url && endpoint?.token === this.endpoint?.token;
     if (same && (endpoint === undefined) === (this.endpoint === undefined)) return;
     this.endpoint = endpoint;
     this.changed.fire();
@@ -96,7 +95,10 @@ export class McpRegistration implements vscode.Disposable {
       if (endpoint) {
         cursor.registerServer({
           name: CURSOR_NAME,
-          server: { url: endpoint.url, ...(endpoint.token ? { headers: headersOf(endpoint.token) } : {}) },
+          server: {
+            url: endpoint.url,
+            ...(endpoint.token ? { headers: headersOf(endpoint.token) } : {}),
+          },
         });
         this.cursorRegistered = true;
       }

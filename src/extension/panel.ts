@@ -59,7 +59,11 @@ export interface PanelAction extends vscode.QuickPickItem {
 }
 
 /** The panel's entries for a state: what makes sense to do from there. */
-export function panelActions(state: ServerState, autoStart: boolean, waiting: number): PanelAction[] {
+export function panelActions(
+  state: ServerState,
+  autoStart: boolean,
+  waiting: number,
+): PanelAction[] {
   const actions: PanelAction[] = [];
   if (waiting > 0) {
     actions.push({
@@ -104,10 +108,18 @@ export class StatusBar implements vscode.Disposable {
   isWaitingShown = false;
 
   constructor() {
-    this.server = vscode.window.createStatusBarItem('luapanda.mcp.status', vscode.StatusBarAlignment.Right, 100);
+    this.server = vscode.window.createStatusBarItem(
+      'luapanda.mcp.status',
+      vscode.StatusBarAlignment.Right,
+      100,
+    );
     this.server.name = 'LuaPanda MCP server';
     this.server.command = COMMANDS.panel;
-    this.waiting = vscode.window.createStatusBarItem('luapanda.mcp.waiting', vscode.StatusBarAlignment.Right, 101);
+    this.waiting = vscode.window.createStatusBarItem(
+      'luapanda.mcp.waiting',
+      vscode.StatusBarAlignment.Right,
+      101,
+    );
     this.waiting.name = 'LuaPanda MCP agent';
     this.waiting.command = COMMANDS.interrupt;
     this.waiting.text = '$(sync~spin) Agent waiting…';

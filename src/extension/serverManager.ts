@@ -197,7 +197,7 @@ export class McpServerManager {
 
   private async startByHand(): Promise<ServerState> {
     this.stopWatching();
-    if (this.current.kind === 'running') return this.current;
+    if (this.handle) return this.current;
     const { port } = this.deps.settings();
     const other = await fetchHealth(port);
     if (other) {
@@ -220,7 +220,9 @@ export class McpServerManager {
           'that is not a VS Code window of this user (a headless luapanda-mcp?). Stop it, or choose another port.',
       });
     }
-    this.deps.log(`MCP server: asking the window serving ${other.workspace ?? 'no folder'} to hand over port ${port}`);
+    this.deps.log(
+      `MCP server: asking the window serving ${other.workspace ?? 'no folder'} to hand over port ${port}`,
+    );
     const answer = await requestHandover(record, this.deps.workspace);
     if (!answer.ok) {
       return this.setState({
@@ -300,7 +302,9 @@ export class McpServerManager {
     void this.serialise(async () => {
       if (!this.handle) return this.current;
       const port = this.handle.port;
-      this.deps.log(`MCP server: handing port ${port} over to the window of ${workspace ?? 'no folder'}`);
+      this.deps.log(
+        `MCP server: handing port ${port} over to the window of ${workspace ?? 'no folder'}`,
+      );
       await this.close('The MCP server was handed over to another VS Code window.');
       return this.setState({ kind: 'elsewhere', port, workspace, pid: 0 });
     });
@@ -334,7 +338,10 @@ export class McpServerManager {
     const every = this.deps.watchIntervalMs ?? 3000;
     const tick = (): void => {
       // Jitter, so that several waiting windows do not all try at the same instant.
-      this.watchTimer = setTimeout(() => void this.watchOnce().finally(next), every * (0.75 + Math.random() / 2));
+      this.watchTimer = setTimeout(
+        () => void this.watchOnce().finally(next),
+        every * (0.75 + Math.random() / 2),
+      );
     };
     const next = (): void => {
       if (this.watchTimer && this.current.kind === 'elsewhere') tick();
@@ -353,7 +360,10 @@ export class McpServerManager {
     const port = this.current.port;
     const other = await fetchHealth(port);
     if (other) {
-      if (other.instanceId && (other.workspace !== this.current.workspace || other.pid !== this.current.pid)) {
+      if (
+        other.instanceId &&
+        (other.workspace !== this.current.workspace || other.pid !== this.current.pid)
+      ) {
         this.current = elsewhere(port, other);
         this.emitter.emit('state', this.current);
       }

@@ -102,7 +102,8 @@ export class VscodeBreakpoints implements BreakpointService, vscode.Disposable {
       const match = inFile.find(
         (bp) =>
           bp.location.range.start.line + 1 === request.line &&
-          (request.column === undefined || bp.location.range.start.character + 1 === request.column),
+          (request.column === undefined ||
+            bp.location.range.start.character + 1 === request.column),
       );
       if (!match) return;
       const ours = this.idOf(match);

@@ -192,7 +192,9 @@ export class VscodeDebugChannel implements DebugChannel, vscode.Disposable {
   private register(session: vscode.DebugSession): VscodeSessionPort {
     const known = this.rootOf.get(session.id);
     if (known) return known;
-    const parentRoot = session.parentSession ? this.rootOf.get(session.parentSession.id) : undefined;
+    const parentRoot = session.parentSession
+      ? this.rootOf.get(session.parentSession.id)
+      : undefined;
     if (parentRoot) {
       parentRoot.children.push(session);
       this.rootOf.set(session.id, parentRoot);
@@ -213,7 +215,11 @@ export class VscodeDebugChannel implements DebugChannel, vscode.Disposable {
       onWillReceiveMessage: (message: DebugProtocol.ProtocolMessage) => {
         if (message.type !== 'request') return;
         const request = message as DebugProtocol.Request;
-        if (request.command === 'setBreakpoints' || request.command === 'launch' || request.command === 'attach') {
+        if (
+          request.command === 'setBreakpoints' ||
+          request.command === 'launch' ||
+          request.command === 'attach'
+        ) {
           pending.set(request.seq, request);
         }
       },
@@ -239,7 +245,10 @@ export class VscodeDebugChannel implements DebugChannel, vscode.Disposable {
         const isRoot = root.session.id === session.id;
         if (event.event === 'stopped') root.focus = session;
         if (event.event === 'breakpoint') {
-          this.breakpoints.onBreakpointEvent(session.id, (event as DebugProtocol.BreakpointEvent).body);
+          this.breakpoints.onBreakpointEvent(
+            session.id,
+            (event as DebugProtocol.BreakpointEvent).body,
+          );
         }
         // A child's end is not the end of the agent's session.
         if (!isRoot && (event.event === 'terminated' || event.event === 'exited')) return;

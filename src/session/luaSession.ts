@@ -23,7 +23,7 @@ import { Ask, EvaluateContext, assignIn, evaluateIn } from './inspection';
 import { OutputLog } from './outputLog';
 import { SourceMapper } from './paths';
 import { SessionState, StateMachine } from './state';
-import { ThreadRegistry, buildStop } from './stopSnapshot';
+import { MAIN_THREAD_ID, ThreadRegistry, buildStop } from './stopSnapshot';
 import type {
   EvaluateResult,
   Frame,
@@ -43,6 +43,8 @@ type ResumeCommand = 'continue' | 'stopOnStep' | 'stopOnStepIn' | 'stopOnStepOut
 
 /** How long a dropped link waits for the launched program to exit, to report its exit code. */
 const EXIT_GRACE_MS = 2_000;
+/** Longest wait for the connector to release its listener and program when the session ends. */
+const DISPOSE_TIMEOUT_MS = 5_000;
 /** How long a detach waits for the Lua side to acknowledge `stopRun`. */
 const DETACH_TIMEOUT_MS = 2_000;
 
@@ -141,7 +143,8 @@ export class LuaSession extends EventEmitter<LuaSessionEvents> {
     this.mapper.addFile(path);
     const list = this.store.setFile(path, specs);
     if (!this.isConnected()) return list;
-    await this.sendBreakpoints(path);
+    // The caller gets the verdicts in the result; events are for changes nobody asked for.
+    await this.sendBreakpoints(path, false);
     return this.store.forFile(path);
   }
 
@@ -351,7 +354,7 @@ export class LuaSession extends EventEmitter<LuaSessionEvents> {
   }
 
   /** Sends one file's breakpoints; a failure leaves them unverified with the reason. */
-  private async sendBreakpoints(path: string): Promise<void> {
+  private async sendBreakpoints(path: string, announce = true): Promise<void> {
     const hitConditions = this.features.has('hitCondition');
     const bks = this.store.wireList(path, hitConditions);
     const wirePath = this.mapper.wirePath(path);
@@ -366,7 +369,7 @@ export class LuaSession extends EventEmitter<LuaSessionEvents> {
         .markUnbound(`The Lua side did not confirm it: ${cause.message}`)
         .filter((bp) => bp.path === path);
     }
-    if (changed.length > 0) this.emit('breakpoints', changed);
+    if (announce && changed.length > 0) this.emit('breakpoints', changed);
   }
 
   private readonly ask: Ask = (cmd, info) => this.request(cmd, info);
@@ -391,12 +394,10 @@ export class LuaSession extends EventEmitter<LuaSessionEvents> {
     this.requireStop(verb);
     if (threadId !== undefined) this.checkThread(threadId);
     const connection = this.connection;
+    const stoppedThread = this.currentStop?.threadId ?? MAIN_THREAD_ID;
     // Leave Stopped before sending: the next stop may arrive in the same TCP read as the reply.
     this.leaveStop(`${verb} requested`);
-    this.emit('continued', {
-      threadId: threadId ?? this.currentStop?.threadId ?? 1,
-      allThreadsContinued: true,
-    });
+    this.emit('continued', { threadId: threadId ?? stoppedThread, allThreadsContinued: true });
     if (!connection) return;
     await this.request(cmd, {});
   }
@@ -495,7 +496,7 @@ export class LuaSession extends EventEmitter<LuaSessionEvents> {
     this.emit('exited', { exitCode: code ?? 1 });
     if (this.machine.is('Terminating', 'Terminated')) return;
     // Before any connection the start itself reports the exit (as a launch error).
-    if (this.machine.is('Starting') && this.runtimeName === '') return;
+    if (this.machine.is('Starting') && this.handshaken === undefined) return;
     void this.finish(`The program exited with code ${code ?? 'unknown'}.`);
   }
 
@@ -531,7 +532,7 @@ export class LuaSession extends EventEmitter<LuaSessionEvents> {
     this.currentStop = undefined;
     this.connection?.destroy();
     this.connection = undefined;
-    await this.connector?.dispose(killProcess).catch(() => undefined);
+    await bounded(this.connector?.dispose(killProcess), DISPOSE_TIMEOUT_MS);
     this.machine.transition('Terminated', reason);
     this.emit('terminated', { reason, error });
   }
@@ -584,4 +585,14 @@ const LOG_CATEGORIES: Record<'output' | 'tip' | 'tipError' | 'debug_console', Ou
 
 function ensureNewline(text: string): string {
   return text.endsWith('\n') ? text : `${text}\n`;
+}
+
+/** Waits for `work` (errors ignored), but never longer than `ms`. */
+async function bounded(work: Promise<unknown> | undefined, ms: number): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  await Promise.race([
+    work?.catch(() => undefined),
+    new Promise((resolve) => (timer = setTimeout(resolve, ms))),
+  ]);
+  clearTimeout(timer);
 }

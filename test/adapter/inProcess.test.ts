@@ -107,6 +107,28 @@ describe(`adapter in process and as a server (${lua.command})`, function () {
     }
   });
 
+  it('disposing of the adapter ends the program it launched', async () => {
+    let model: LuaSession | undefined;
+    const adapter = new LuaDebugSession({ onSession: (s) => (model = s) });
+    const client = new InProcessClient(adapter);
+    const file = fixture('busyLoop.lua');
+    await client.request('initialize', { adapterID: 'luapanda', pathFormat: 'path' });
+    const launched = client.request('launch', {
+      program: file,
+      cwd: path.dirname(file),
+      luaPath: lua.command,
+    });
+    await client.event('initialized');
+    await client.request('configurationDone');
+    assert.ok((await launched).success);
+    const pid = model?.processId;
+    assert.ok(pid !== undefined && pid > 0);
+    adapter.dispose();
+    await client.event('terminated');
+    assert.equal(model?.state, 'Terminated');
+    await assertProcessGone(pid);
+  });
+
   it('serves DAP on a socket with --server=PORT', async () => {
     const server = spawn(process.execPath, [ADAPTER, '--server=0'], {
       stdio: ['ignore', 'ignore', 'pipe'],

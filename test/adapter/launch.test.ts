@@ -109,6 +109,24 @@ for (const lua of luaInterpreters()) {
       assert.equal((await t.locals(again.top.id)).label, '"job2"');
     });
 
+    it('steps over a yield into the resumer, and steps back into the coroutine', async () => {
+      const file = fixture('coroutines.lua');
+      await launch(file, { breakpoints: { [file]: [{ line: 5 }] } });
+      const inside = await t.stoppedAt('breakpoint', file, 5);
+      assert.notEqual(inside.event.threadId, 1, 'the coroutine is its own thread');
+      await t.dc.nextRequest({ threadId: inside.event.threadId ?? 1 });
+      const resumer = await t.stoppedAt('step', file, 14);
+      assert.equal(resumer.event.threadId, 1);
+      // The loop reaches the resume again (lines differ by interpreter), then steps into it.
+      let stop = resumer;
+      for (let i = 0; i < 6 && stop.event.threadId === 1; i++) {
+        await t.dc.stepInRequest({ threadId: 1 });
+        stop = await t.stoppedAt('step', file);
+      }
+      assert.equal(stop.event.threadId, inside.event.threadId, 'back in the same coroutine');
+      assert.equal(stop.top.line, 3);
+    });
+
     it('stops on an uncaught error with the error text', async () => {
       const file = fixture('uncaughtError.lua');
       await launch(file, { exceptionFilters: ['uncaught'] });

@@ -121,7 +121,10 @@ describe('the extension in a real extension host', () => {
     it('stops at a gutter breakpoint, shows variables and steps through the UI', async () => {
       vscode.debug.addBreakpoints([
         new vscode.SourceBreakpoint(
-          new vscode.Location(vscode.Uri.file(workspaceFile('main.lua')), new vscode.Position(addLine - 1, 0)),
+          new vscode.Location(
+            vscode.Uri.file(workspaceFile('main.lua')),
+            new vscode.Position(addLine - 1, 0),
+          ),
         ),
       ]);
       const seen = recorder.stops.length;
@@ -155,7 +158,10 @@ describe('the extension in a real extension host', () => {
       assert.equal(stop.thread_id, threadId);
 
       const before = recorder.stops.length;
-      const stepped = await mcpCall(url, 'step_execution', { thread_id: threadId, step_type: 'over' });
+      const stepped = await mcpCall(url, 'step_execution', {
+        thread_id: threadId,
+        step_type: 'over',
+      });
       assert.equal(stepped.status, 'stopped');
       const data = stepped.stop_event_data as StopEventData;
       const seen = await recorder.next(before);
@@ -166,7 +172,10 @@ describe('the extension in a real extension host', () => {
     });
 
     it("the agent's breakpoints are the editor's, with stable ids that stops report", async () => {
-      const set = await mcpCall(url, 'set_breakpoint', { file_path: 'main.lua', line_number: afterLine });
+      const set = await mcpCall(url, 'set_breakpoint', {
+        file_path: 'main.lua',
+        line_number: afterLine,
+      });
       assert.equal(set.status, 'success');
       const breakpoint = set.breakpoint as { id: number; verified: boolean };
       assert.equal(typeof breakpoint.id, 'number');
@@ -183,7 +192,8 @@ describe('the extension in a real extension host', () => {
       assert.equal(removed.status, 'success');
       assert.ok(
         !vscode.debug.breakpoints.some(
-          (bp) => bp instanceof vscode.SourceBreakpoint && bp.location.range.start.line === addLine - 1,
+          (bp) =>
+            bp instanceof vscode.SourceBreakpoint && bp.location.range.start.line === addLine - 1,
         ),
         'the removal reached the editor',
       );
@@ -247,53 +257,68 @@ describe('the extension in a real extension host', () => {
     });
   });
 
-  it('the human interrupts an agent that waits on a running program', async () => {
-    const seen = recorder.stops.length;
-    assert.ok(await vscode.debug.startDebugging(workspaceFolder(), 'Lua: loop'));
-    const entry = await recorder.next(seen);
-    const session = vscode.debug.activeDebugSession!;
-    const waiting = mcpCall(url, 'continue_debugging', {
-      thread_id: entry.body.threadId,
-      timeout_seconds: 60,
+  describe('an agent waiting on a running program', () => {
+    it('the human interrupts the wait from the status bar item', async () => {
+      const seen = recorder.stops.length;
+      assert.ok(await vscode.debug.startDebugging(workspaceFolder(), 'Lua: loop'));
+      const entry = await recorder.next(seen);
+      const session = vscode.debug.activeDebugSession!;
+      const waiting = mcpCall(url, 'continue_debugging', {
+        thread_id: entry.body.threadId,
+        timeout_seconds: 60,
+      });
+      await waitUntil(() => api.monitor.waiting > 0, 20_000, 'the agent to wait');
+      await waitUntil(() => api.statusBar.isWaitingShown, 5_000, 'the waiting status bar item');
+      assert.equal(api.statusBar.waiting.command, 'luapanda.mcp.interruptAgent');
+      const count = await vscode.commands.executeCommand('luapanda.mcp.interruptAgent');
+      assert.equal(count, 1);
+      const result = await waiting;
+      assert.equal(result.status, 'interrupted');
+      await waitUntil(() => !api.statusBar.isWaitingShown, 5_000, 'the waiting item to go');
+      await vscode.debug.stopDebugging(session);
     });
-    await waitUntil(() => api.monitor.waiting > 0, 20_000, 'the agent to wait');
-    await waitUntil(() => api.statusBar.isWaitingShown, 5_000, 'the waiting status bar item');
-    assert.equal(api.statusBar.waiting.command, 'luapanda.mcp.interruptAgent');
-    const count = await vscode.commands.executeCommand('luapanda.mcp.interruptAgent');
-    assert.equal(count, 1);
-    const result = await waiting;
-    assert.equal(result.status, 'interrupted');
-    await waitUntil(() => !api.statusBar.isWaitingShown, 5_000, 'the waiting item to go');
-    await vscode.debug.stopDebugging(session);
   });
 
-  it('debugs a Node program through the MCP tools (the built-in JavaScript debugger)', async () => {
-    const loopLine = markedLine('app.js', 'node-loop');
-    const set = await mcpCall(url, 'set_breakpoint', { file_path: 'app.js', line_number: loopLine });
-    assert.equal(set.status, 'success');
-    const before = recorder.stops.length;
-    const started = await mcpCall(url, 'start_debugging', { configuration_name: 'Node: app' });
-    assert.equal(started.status, 'stopped', JSON.stringify(started));
-    const data = started.stop_event_data as StopEventData;
-    assert.equal(data.line, loopLine);
-    assert.equal(data.reason, 'breakpoint');
-    assert.deepEqual(data.hit_breakpoint_ids, [(set.breakpoint as { id: number }).id]);
-    const item = data.top_frame_variables?.variables.find((v) => v.name === 'item');
-    assert.equal(item?.value, '1');
-    const seen = await recorder.next(before);
-    const active = vscode.debug.activeDebugSession!;
-    assert.equal(seen.sessionId, active.id, 'VS Code shows the stopped Node session');
-    assert.equal((await topFrame(active, data.thread_id)).line, loopLine);
+  describe('another debugger', () => {
+    it('debugs a Node program through the MCP tools (the built-in JavaScript debugger)', async () => {
+      const loopLine = markedLine('app.js', 'node-loop');
+      const set = await mcpCall(url, 'set_breakpoint', {
+        file_path: 'app.js',
+        line_number: loopLine,
+      });
+      assert.equal(set.status, 'success');
+      const before = recorder.stops.length;
+      const started = await mcpCall(url, 'start_debugging', { configuration_name: 'Node: app' });
+      assert.equal(started.status, 'stopped', JSON.stringify(started));
+      const data = started.stop_event_data as StopEventData;
+      assert.equal(data.line, loopLine);
+      assert.equal(data.reason, 'breakpoint');
+      assert.deepEqual(data.hit_breakpoint_ids, [(set.breakpoint as { id: number }).id]);
+      const item = await mcpCall(url, 'evaluate_expression', {
+        expression: 'item',
+        frame_id: data.call_stack[0].frame_id,
+        context: 'watch',
+      });
+      assert.equal(item.result, '1', JSON.stringify(item));
+      const seen = await recorder.next(before);
+      const active = vscode.debug.activeDebugSession!;
+      assert.equal(seen.sessionId, active.id, 'VS Code shows the stopped Node session');
+      assert.equal((await topFrame(active, data.thread_id)).line, loopLine);
 
-    const again = await mcpCall(url, 'continue_debugging', { thread_id: data.thread_id });
-    assert.equal(again.status, 'stopped');
-    const second = again.stop_event_data as StopEventData;
-    assert.equal(second.top_frame_variables?.variables.find((v) => v.name === 'item')?.value, '2');
+      const again = await mcpCall(url, 'continue_debugging', { thread_id: data.thread_id });
+      assert.equal(again.status, 'stopped');
+      const second = again.stop_event_data as StopEventData;
+      const total = second.top_frame_variables?.variables.find((v) => v.name === 'total');
+      assert.equal(total?.value, '1', JSON.stringify(second.top_frame_variables));
 
-    assert.equal((await mcpCall(url, 'remove_breakpoint', { clear_all: true })).status, 'success');
-    const done = await mcpCall(url, 'continue_debugging', { thread_id: data.thread_id });
-    assert.equal(done.status, 'completed', JSON.stringify(done));
-    const output = await mcpCall(url, 'get_output');
-    assert.match((output.lines as { text: string }[]).map((l) => l.text).join(''), /total 6/);
+      assert.equal(
+        (await mcpCall(url, 'remove_breakpoint', { clear_all: true })).status,
+        'success',
+      );
+      const done = await mcpCall(url, 'continue_debugging', { thread_id: data.thread_id });
+      assert.equal(done.status, 'completed', JSON.stringify(done));
+      const output = await mcpCall(url, 'get_output');
+      assert.match((output.lines as { text: string }[]).map((l) => l.text).join(''), /total 6/);
+    });
   });
 });

@@ -14,7 +14,11 @@ const firstWorkspace = process.env.E2E_FIRST_WORKSPACE;
 describe('a second window on the same port', () => {
   it('does not start a server while the first window serves, and says which folder does', async () => {
     const api = await extensionApi();
-    await waitUntil(() => api.manager.state.kind !== 'stopped' && api.manager.state.kind !== 'starting', 20_000, 'the start-up decision');
+    await waitUntil(
+      () => api.manager.state.kind !== 'stopped' && api.manager.state.kind !== 'starting',
+      20_000,
+      'the start-up decision',
+    );
     const state = api.manager.state;
     assert.equal(state.kind, 'elsewhere', JSON.stringify(state));
     assert.equal(state.kind === 'elsewhere' && state.workspace, firstWorkspace);

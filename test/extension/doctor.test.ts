@@ -1,0 +1,89 @@
+/** "LuaPanda: Doctor": real port probes and the report's advice for each finding. */
+import * as assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import * as net from 'node:net';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { DoctorFacts, gatherFacts, probeLocalPort, renderReport } from '../../src/extension/doctor';
+
+const base: DoctorFacts = {
+  workspace: '/games/rpg',
+  luaConfigs: [],
+  ports: [],
+  runtimeInWorkspace: [],
+  interpreters: [],
+  breakpoints: [],
+  liveLuaSessions: 0,
+  mcp: 'Running on http://127.0.0.1:6009/mcp (0 client sessions).',
+  lanAddresses: ['192.168.1.5'],
+};
+
+describe('extension: doctor', () => {
+  it('tells a listening port from a free one', async () => {
+    const server = net.createServer();
+    await new Promise<void>((resolve) => server.listen(0, '0.0.0.0', resolve));
+    const { port } = server.address() as net.AddressInfo;
+    try {
+      assert.equal(await probeLocalPort(port), 'listening');
+    } finally {
+      await new Promise((resolve) => server.close(resolve));
+    }
+    assert.equal(await probeLocalPort(port), 'free');
+  });
+
+  it('reads the attach configurations of the workspace and finds the runtime copies', async () => {
+    const folder = fs.mkdtempSync(path.join(os.tmpdir(), 'luapanda-doctor-'));
+    try {
+      fs.mkdirSync(path.join(folder, '.vscode'));
+      fs.mkdirSync(path.join(folder, 'scripts'));
+      fs.writeFileSync(path.join(folder, 'scripts', 'LuaPanda.lua'), '-- runtime');
+      fs.writeFileSync(
+        path.join(folder, '.vscode', 'launch.json'),
+        '{ "configurations": [ { "type": "luapanda", "request": "attach", "name": "game", "connectionPort": 8899 }, ' +
+          '{ "type": "node", "request": "launch", "name": "other" } ] }',
+      );
+      const facts = await gatherFacts({
+        workspace: folder,
+        breakpoints: [],
+        liveLuaSessions: 0,
+        mcp: '',
+      });
+      assert.deepEqual(
+        facts.luaConfigs.map((c) => c.name),
+        ['game'],
+      );
+      assert.equal(facts.ports[0].port, 8899);
+      assert.deepEqual(facts.runtimeInWorkspace, [path.join('scripts', 'LuaPanda.lua')]);
+    } finally {
+      fs.rmSync(folder, { recursive: true, force: true });
+    }
+  });
+
+  it('says what to do when nothing listens, and how a device reaches this machine', () => {
+    const report = renderReport({
+      ...base,
+      ports: [{ config: 'game', port: 8818, asClient: false, local: 'free' }],
+    });
+    assert.match(report, /nothing listens on port 8818 now\. Start this configuration first/);
+    assert.match(report, /192\.168\.1\.5/);
+    assert.match(report, /adb reverse tcp:8818 tcp:8818/);
+    assert.match(report, /No LuaPanda\.lua in the workspace/);
+  });
+
+  it('explains unbound breakpoints with the path-mapping settings', () => {
+    const report = renderReport({
+      ...base,
+      liveLuaSessions: 1,
+      breakpoints: [
+        { file: 'src/a.lua', line: 3, verified: false, message: 'not loaded', inWorkspace: true },
+      ],
+    });
+    assert.match(report, /src\/a\.lua:3 — not loaded/);
+    assert.match(report, /docPathReplace/);
+    assert.match(report, /distinguishSameNameFile/);
+  });
+
+  it('points an upstream configuration to the new type', () => {
+    assert.match(renderReport(base), /change `"type": "lua"`.*to `"type": "luapanda"`/);
+  });
+});

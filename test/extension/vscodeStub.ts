@@ -1,0 +1,177 @@
+/**
+ * A sinon-stubbed `vscode` module for the extension's unit tests (the only place anything is
+ * mocked: the real module exists only inside an extension host). Importing this file first makes
+ * `require('vscode')` return `vscode` below; each test resets it with `resetVscode()`.
+ */
+import Module from 'node:module';
+import * as sinon from 'sinon';
+
+export class EventEmitter<T> {
+  private listeners: ((value: T) => void)[] = [];
+  readonly event = (listener: (value: T) => void): { dispose(): void } => {
+    this.listeners.push(listener);
+    return { dispose: () => (this.listeners = this.listeners.filter((l) => l !== listener)) };
+  };
+  fire(value: T): void {
+    for (const listener of [...this.listeners]) listener(value);
+  }
+  dispose(): void {
+    this.listeners = [];
+  }
+}
+
+export class ThemeColor {
+  constructor(readonly id: string) {}
+}
+
+export class Position {
+  constructor(
+    readonly line: number,
+    readonly character: number,
+  ) {}
+}
+
+export class Uri {
+  private constructor(
+    readonly scheme: string,
+    readonly fsPath: string,
+    private readonly text: string,
+  ) {}
+  static file(path: string): Uri {
+    return new Uri('file', path, `file://${path}`);
+  }
+  static parse(text: string): Uri {
+    return new Uri(new URL(text).protocol.replace(':', ''), '', text);
+  }
+  toString(): string {
+    return this.text;
+  }
+}
+
+export class Location {
+  readonly range: { start: Position; end: Position };
+  constructor(
+    readonly uri: Uri,
+    position: Position,
+  ) {
+    this.range = { start: position, end: position };
+  }
+}
+
+let breakpointCounter = 0;
+export class SourceBreakpoint {
+  readonly id = `bp-${++breakpointCounter}`;
+  constructor(
+    readonly location: Location,
+    readonly enabled = true,
+    readonly condition?: string,
+    readonly hitCondition?: string,
+    readonly logMessage?: string,
+  ) {}
+}
+
+export interface FakeStatusBarItem {
+  alignment: number;
+  priority?: number;
+  text: string;
+  tooltip?: string;
+  name?: string;
+  command?: string;
+  backgroundColor?: ThemeColor;
+  visible: boolean;
+  show(): void;
+  hide(): void;
+  dispose(): void;
+}
+
+function statusBarItem(_id: string, alignment: number, priority?: number): FakeStatusBarItem {
+  const item: FakeStatusBarItem = {
+    alignment,
+    priority,
+    text: '',
+    visible: false,
+    show: () => void (item.visible = true),
+    hide: () => void (item.visible = false),
+    dispose: () => void (item.visible = false),
+  };
+  return item;
+}
+
+const settings = new Map<string, unknown>();
+const breakpointsChanged = new EventEmitter<{
+  added: SourceBreakpoint[];
+  removed: SourceBreakpoint[];
+  changed: SourceBreakpoint[];
+}>();
+
+export const vscode = {
+  StatusBarAlignment: { Left: 1, Right: 2 },
+  ConfigurationTarget: { Global: 1, Workspace: 2, WorkspaceFolder: 3 },
+  EventEmitter,
+  ThemeColor,
+  Position,
+  Uri,
+  Location,
+  SourceBreakpoint,
+  window: {
+    showWarningMessage: sinon.stub(),
+    showInformationMessage: sinon.stub(),
+    showErrorMessage: sinon.stub(),
+    createStatusBarItem: sinon.stub().callsFake(statusBarItem),
+  },
+  workspace: {
+    getConfiguration: sinon.stub().callsFake((section: string) => ({
+      get: <T>(key: string, fallback: T): T =>
+        settings.has(`${section}.${key}`) ? (settings.get(`${section}.${key}`) as T) : fallback,
+      update: async (key: string, value: unknown) => void settings.set(`${section}.${key}`, value),
+    })),
+  },
+  debug: {
+    activeDebugSession: undefined as { id: string } | undefined,
+    breakpoints: [] as SourceBreakpoint[],
+    onDidChangeBreakpoints: breakpointsChanged.event,
+    addBreakpoints: sinon.stub().callsFake((added: SourceBreakpoint[]) => {
+      vscode.debug.breakpoints.push(...added);
+      breakpointsChanged.fire({ added, removed: [], changed: [] });
+    }),
+    removeBreakpoints: sinon.stub().callsFake((removed: SourceBreakpoint[]) => {
+      vscode.debug.breakpoints = vscode.debug.breakpoints.filter((bp) => !removed.includes(bp));
+      breakpointsChanged.fire({ added: [], removed, changed: [] });
+    }),
+  },
+};
+
+/** Sets `luapanda.*` settings as `getConfiguration('luapanda').get(key)` returns them. */
+export function setSetting(key: string, value: unknown): void {
+  settings.set(key, value);
+}
+
+export function resetVscode(): void {
+  settings.clear();
+  vscode.debug.activeDebugSession = undefined;
+  vscode.debug.breakpoints = [];
+  for (const group of [vscode.window, vscode.debug]) {
+    for (const value of Object.values(group)) {
+      if (typeof value === 'function' && 'resetHistory' in value)
+        (value as sinon.SinonStub).resetHistory();
+    }
+  }
+  vscode.window.showWarningMessage.reset();
+  vscode.window.showInformationMessage.reset();
+  vscode.window.showErrorMessage.reset();
+}
+
+type ModuleInternals = {
+  _resolveFilename: (request: string, ...rest: unknown[]) => string;
+};
+const internals = Module as unknown as ModuleInternals;
+const resolve = internals._resolveFilename;
+internals._resolveFilename = function (this: unknown, request: string, ...rest: unknown[]) {
+  return request === 'vscode' ? 'vscode' : resolve.call(this, request, ...rest);
+};
+require.cache.vscode = {
+  id: 'vscode',
+  filename: 'vscode',
+  loaded: true,
+  exports: vscode,
+} as unknown as NodeJS.Module;
