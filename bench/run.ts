@@ -1,10 +1,12 @@
 /** `npm run bench`: every benchmark of the project, one after another, printing ratios. */
 import { runMcpBench } from './mcp';
 import { runProtocolBench } from './protocol';
+import { runRuntimeBench } from './runtime';
 
 async function main(): Promise<void> {
   await runProtocolBench();
   await runMcpBench();
+  await runRuntimeBench();
 }
 
 main().catch((error: unknown) => {

@@ -9,10 +9,10 @@
  * the median of several runs divided by the median of plain runs interleaved with them.
  * Run alone: `node out/bench/runtime.js` (after `node scripts/build-lua.mjs && npx tsc -p .`).
  */
+import * as fs from 'node:fs';
 import * as net from 'node:net';
 import * as path from 'node:path';
-import { spawn } from 'node:child_process';
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { LuaListener, initSuccessInfo } from '../src/protocol';
 
 const ROOT = path.resolve(__dirname, '..', '..');
@@ -39,7 +39,7 @@ const SIZES: Record<string, Record<Workload, number>> = {
 };
 
 function lineOf(marker: string): number {
-  const lines = require('node:fs').readFileSync(BENCH_LUA, 'utf8').split('\n') as string[];
+  const lines = fs.readFileSync(BENCH_LUA, 'utf8').split('\n');
   return lines.findIndex((l) => l.includes(`@${marker}`)) + 1;
 }
 
@@ -69,16 +69,33 @@ function unitsOf(workload: Workload, size: number): number {
   return workload === 'recursive' ? fibCalls(size) : size;
 }
 
-const NEVER_LINE: Record<Workload, string> = { call: 'callNever', loop: 'loopNever', recursive: 'fibNever' };
+const NEVER_LINE: Record<Workload, string> = {
+  call: 'callNever',
+  loop: 'loopNever',
+  recursive: 'fibNever',
+};
 
 function luaEnv(): NodeJS.ProcessEnv {
   const extra = `${path.join(BUNDLE_DIR, '?.lua')};;`;
-  return { ...process.env, LUA_PATH: extra, LUA_PATH_5_4: extra, LUA_PATH_5_3: extra, LUA_PATH_5_2: extra };
+  return {
+    ...process.env,
+    LUA_PATH: extra,
+    LUA_PATH_5_4: extra,
+    LUA_PATH_5_3: extra,
+    LUA_PATH_5_2: extra,
+  };
 }
 
-function runLua(lua: string, args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
+function runLua(
+  lua: string,
+  args: string[],
+): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
-    const child = spawn(lua, [BENCH_LUA, ...args], { env: luaEnv(), cwd: FIXTURES, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(lua, [BENCH_LUA, ...args], {
+      env: luaEnv(),
+      cwd: FIXTURES,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let stdout = '';
     let stderr = '';
     child.stdout.setEncoding('utf8').on('data', (t: string) => (stdout += t));
@@ -95,7 +112,9 @@ function parseTime(out: { code: number | null; stdout: string; stderr: string })
 
 async function freePort(): Promise<number> {
   const server = net.createServer();
-  await new Promise<void>((resolve) => server.listen({ port: 0, host: '127.0.0.1' }, () => resolve()));
+  await new Promise<void>((resolve) =>
+    server.listen({ port: 0, host: '127.0.0.1' }, () => resolve()),
+  );
   const address = server.address();
   const port = typeof address === 'object' && address ? address.port : 0;
   await new Promise<void>((resolve) => server.close(() => resolve()));
@@ -103,7 +122,8 @@ async function freePort(): Promise<number> {
 }
 
 async function runCase(lua: string, kase: Case, workload: Workload, size: number): Promise<number> {
-  if (kase === 'plain') return parseTime(await runLua(lua, ['none', 'plain', workload, String(size)]));
+  if (kase === 'plain')
+    return parseTime(await runLua(lua, ['none', 'plain', workload, String(size)]));
   if (kase === 'detached') {
     const port = await freePort();
     return parseTime(await runLua(lua, [String(port), 'detached', workload, String(size)]));
@@ -113,7 +133,10 @@ async function runCase(lua: string, kase: Case, workload: Workload, size: number
     const extra = kase === 'idleGc' ? ['0'] : [];
     const run = runLua(lua, [String(listener.port), 'attached', workload, String(size), ...extra]);
     const connection = await listener.waitForConnection({ timeoutMs: 10_000 });
-    await connection.request('initSuccess', initSuccessInfo({ cwd: FIXTURES, isNeedB64EncodeStr: false, waitConfigurationDone: true }));
+    await connection.request(
+      'initSuccess',
+      initSuccessInfo({ cwd: FIXTURES, isNeedB64EncodeStr: false, waitConfigurationDone: true }),
+    );
     if (kase === 'bpElsewhere' || kase === 'bpSameFunction') {
       const line = lineOf(kase === 'bpElsewhere' ? 'never' : NEVER_LINE[workload]);
       await connection.request('setBreakPoint', { path: BENCH_LUA, bks: [{ type: 2, line }] });
@@ -139,13 +162,22 @@ function available(command: string): boolean {
 
 export async function runRuntimeBench(): Promise<void> {
   const interpreters = Object.keys(SIZES).filter(available);
-  console.log(`\nLua runtime overhead (CPU time inside Lua, median of ${RUNS} runs, ratio to plain Lua in the same run)`);
+  console.log(
+    `\nLua runtime overhead (CPU time inside Lua, median of ${RUNS} runs, ratio to plain Lua in the same run)`,
+  );
   const header = ['interpreter', 'workload', 'plain', ...CASES.map((c) => c.label)];
   const rows: string[][] = [];
   for (const lua of interpreters) {
     for (const workload of WORKLOADS) {
       // Seconds per unit of work, per case.
-      const times: Record<Case, number[]> = { plain: [], idle: [], idleGc: [], bpElsewhere: [], bpSameFunction: [], detached: [] };
+      const times: Record<Case, number[]> = {
+        plain: [],
+        idle: [],
+        idleGc: [],
+        bpElsewhere: [],
+        bpSameFunction: [],
+        detached: [],
+      };
       for (let run = 0; run < RUNS; run++) {
         for (const kase of ['plain', ...CASES.map((c) => c.id)] as Case[]) {
           const size = sizeFor(lua, workload, kase);

@@ -21,6 +21,7 @@ local coroutines = require("luapanda.coroutines")
 local exceptions = require("luapanda.exceptions")
 
 local M = { __runtime = "luapanda-mcp" }
+local pcall = pcall
 
 -- Every function of the runtime's own modules (bundled or not) is excluded from debugging.
 local function registerOwn(t)

@@ -6,6 +6,7 @@ local compat = require("luapanda.compat")
 local paths = require("luapanda.paths")
 
 local M = {}
+local pcall, error = pcall, error -- the originals, before exceptions.lua wraps them
 
 local getinfo = debug.getinfo
 local byKey = {}            -- key -> { path = fullPath, lines = { [line] = bp } }
@@ -150,7 +151,8 @@ function M.countHit(bp)
   return true
 end
 
---- The {line -> bp} table for the breakpoints inside `fn`'s line range, or false.
+--- The {line -> bp} table for the breakpoints on `fn`'s own lines (its active lines, so a
+--- breakpoint inside a nested function does not mark the function around it), or false.
 local function compute(fn)
   local info = getinfo(fn, "S")
   if info and info.what == "C" then cFunctions[fn] = true return false end
@@ -159,9 +161,17 @@ local function compute(fn)
   local entry = byKey[paths.key(info.source)]
   if not entry then return false end
   local first, last = info.linedefined, info.lastlinedefined
+  local active = getinfo(fn, "L")
+  active = active and active.activelines
   local found = false
   for line, bp in pairs(entry.lines) do
-    if info.what == "main" or (line >= first and line <= last) then
+    local inside
+    if active then
+      inside = active[line] == true
+    else
+      inside = info.what == "main" or (line >= first and line <= last)
+    end
+    if inside then
       found = found or {}
       found[line] = bp
     end

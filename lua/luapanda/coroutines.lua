@@ -8,6 +8,7 @@ local hook = require("luapanda.hook")
 local stack = require("luapanda.stack")
 
 local M = {}
+local pcall, error = pcall, error -- the originals, before exceptions.lua wraps them
 
 local raw = {
   create = coroutine.create, resume = coroutine.resume, wrap = coroutine.wrap,

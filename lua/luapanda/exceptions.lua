@@ -7,6 +7,7 @@ local compat = require("luapanda.compat")
 local coroutines = require("luapanda.coroutines")
 
 local M = {}
+local pcall, error = pcall, error -- the originals, before exceptions.lua wraps them
 
 local raw = { pcall = pcall, xpcall = xpcall, error = error, assert = assert }
 M.raw = raw

@@ -10,6 +10,7 @@ local compat = require("luapanda.compat")
 local breakpoints = require("luapanda.breakpoints")
 
 local M = {}
+local pcall, error = pcall, error -- the originals, before exceptions.lua wraps them
 
 local sethook, gethook, getinfo = debug.sethook, debug.gethook, debug.getinfo
 local verdict = breakpoints.verdict
@@ -23,28 +24,42 @@ local bpMode = false
 local slow = false
 local inside = false
 local guard = false   -- LuaJIT: the next line event may repeat the line we stopped on
+local special = false -- guard or slow: every line event must take the full path
 
 local hooks = setmetatable({}, { __mode = "k" }) -- thread key -> { fn = hook, set = setter }
 local pool = setmetatable({}, { __mode = "k" })  -- coroutines we know of
 
 function M.init(callbacks) session = callbacks end
-function M.armGuard() guard = true end
+function M.armGuard() guard = true special = true end
 function M.setInside(v) local old = inside inside = v return old end
 function M.isInside() return inside end
 function M.pool() return pool end
 
 -- LuaJIT 2.1 drops return events when a count hook is set without a line hook, so there the
 -- "below a breakpoint function" mode also takes line events (cheap: activeLines is false).
-local MASKS = { [0] = "c", [1] = compat.isJIT and "lcr" or "cr", [2] = "lcr" }
+-- Mode 3 is "called from a function with breakpoints": it keeps the line mask of mode 2 (so a
+-- call and its return cost no debug.sethook, which walks the whole stack in 5.4) with no lines
+-- to check.
+local MASKS = { [0] = "c", [1] = "cr", [2] = "lcr", [3] = "lcr" }
+if compat.isJIT then
+  -- LuaJIT: one global hook for all threads, return events that go missing (fast functions, count
+  -- hooks), and coroutine switches that send no event: while breakpoints exist, every line checks
+  -- its function's verdict (the JIT is off then anyway).
+  MASKS = { [0] = "lcr", [1] = "lcr", [2] = "lcr", [3] = "lcr" }
+end
+
+local isJIT = compat.isJIT
 
 local function newHook()
   local activeLines = false
   local mode = -1
+  local jitBelow = false -- LuaJIT in mode 1: lines must be checked (see below)
   local hook
   -- Sets this hook's mode; `co` names a thread other than the running one.
   local function apply(m, lines, force, co)
     activeLines = lines or false
-    if m ~= mode or force then
+    jitBelow = isJIT
+    if force or MASKS[m] ~= MASKS[mode] then
       mode = m
       local mask
       if not enabled then
@@ -58,43 +73,54 @@ local function newHook()
         mask = MASKS[m]
       end
       if co then sethook(co, hook, mask, pollEvery) else sethook(hook, mask, pollEvery) end
+    else
+      mode = m
+    end
+  end
+  -- The full line path; levels: 1 = lineEvent, 2 = hook, 3 = the code.
+  local function lineEvent(line)
+    if inside then return end
+    if guard then
+      guard = false
+      special = slow
+      inside = true
+      local ok, dup = pcall(session.isDuplicate, line, hook)
+      inside = false
+      if ok and dup then return end
+    end
+    if slow then
+      inside = true
+      pcall(session.onSlowLine, line, hook)
+      inside = false
+      return
+    end
+    local bp = activeLines and activeLines[line]
+    if jitBelow then
+      -- LuaJIT (see MASKS): find out here whether this function holds breakpoints.
+      local lines = verdict(getinfo(3, "f").func)
+      activeLines = lines
+      bp = lines and lines[line]
+    end
+    if bp then
+      inside = true
+      local lines = verdict(getinfo(3, "f").func)
+      activeLines = lines
+      if lines and lines[line] then pcall(session.onBreakpoint, lines[line], line, hook) end
+      inside = false
     end
   end
   hook = function(event, line)
-    if inside then return end
     if event == "line" then
-      if guard then
-        guard = false
-        inside = true
-        local ok, dup = pcall(session.isDuplicate, line, hook)
-        inside = false
-        if ok and dup then return end
+      -- The hot case: a line of a function with breakpoints, but not a breakpoint line.
+      if not special and not jitBelow then
+        local lines = activeLines
+        if not lines or lines[line] == nil then return end
       end
-      if slow then
-        inside = true
-        pcall(session.onSlowLine, line, hook)
-        inside = false
-        return
-      end
-      local bp = activeLines and activeLines[line]
-      if mode == 1 and compat.isJIT then
-        -- LuaJIT sends no return event for fast functions (select, pcall, ...): find out here
-        -- whether we are back in a function that holds breakpoints.
-        local lines = verdict(getinfo(2, "f").func)
-        if lines then
-          apply(2, lines)
-          bp = lines[line]
-        end
-      end
-      if bp then
-        inside = true
-        local lines = verdict(getinfo(2, "f").func)
-        activeLines = lines
-        if lines and lines[line] then pcall(session.onBreakpoint, lines[line], line, hook) end
-        inside = false
-      end
+      lineEvent(line)
       return
-    elseif event == "count" then
+    end
+    if inside then return end
+    if event == "count" then
       inside = true
       pcall(session.onPoll, hook)
       inside = false
@@ -109,6 +135,7 @@ local function newHook()
         if mode ~= 2 then apply(2, lines) else activeLines = lines end
         return
       end
+      if mode == 3 then return end
       if mode == 2 then
         local l = 4
         while true do
@@ -125,7 +152,9 @@ local function newHook()
       if lines then
         if mode ~= 2 then apply(2, lines) else activeLines = lines end
       elseif mode == 2 and not cFunctions[fn] then
-        -- A C function runs no lines; if it calls Lua code, that call event decides.
+        -- A C function runs no lines; if it calls Lua code, that call event decides. (Keeping the
+        -- line mask here instead, "mode 3", measured slower: every line of the callee's subtree
+        -- then costs a hook call.)
         apply(1)
       end
     end
@@ -212,6 +241,7 @@ function M.configure(state)
   pollEvery = state.pollEvery or pollEvery
   bpMode = breakpoints.count() > 0
   slow = state.slow and true or false
+  special = slow or guard
   compat.setJitNeeded(enabled and (bpMode or slow))
   if not enabled then
     sethook()

@@ -14,6 +14,7 @@ local eval = require("luapanda.eval")
 local safe = require("luapanda.safe")
 
 local S = {}
+local pcall, error = pcall, error -- the originals, before exceptions.lua wraps them
 
 local getinfo = debug.getinfo
 local MAIN = compat.MAIN
@@ -138,6 +139,7 @@ function S.stop(cmd, base, info)
   local total = stack.levelsFromCaller()
   local depth = total - (base + 1) + 1
   local line = frames[1] and tonumber(frames[1].line)
+  S.stepBeforeStop = step
   step, pausePending, entryKey, bpKey = nil, false, nil, nil
   S.stopped = true
   S.stopThread, S.stopDepth, S.stopLine = key, depth, line
@@ -348,6 +350,9 @@ end
 function commands.continue(info, id)
   S.send("continue", {}, id)
   step = nil
+  -- Upstream's "fake hit" (protocol doc 10.5): the IDE rejected a breakpoint stop; carry on with
+  -- whatever step was running before it.
+  if str(info.isFakeHit) == "true" then step = S.stepBeforeStop end
   S.stopped = false
   return true
 end

@@ -6,6 +6,7 @@
  */
 import * as path from 'node:path';
 import { z } from 'zod';
+import { DEFAULT_LUA_PORT } from '../protocol';
 import { DEFAULT_SETTINGS, SessionSettings } from '../session';
 
 const common = {
@@ -67,7 +68,7 @@ export type LaunchArguments = z.output<typeof launchArgumentsSchema>;
 export type AttachArguments = z.output<typeof attachArgumentsSchema>;
 
 export const DEFAULT_INTERPRETERS = ['lua5.4', 'lua'];
-export const DEFAULT_ATTACH_PORT = 8818;
+export const DEFAULT_ATTACH_PORT = DEFAULT_LUA_PORT;
 export const LAUNCH_CONNECT_TIMEOUT_S = 10;
 export const ATTACH_CONNECT_TIMEOUT_S = 30;
 

@@ -117,17 +117,19 @@ export class LuaDebugSession extends LoggingDebugSession {
       const session = this.createSession(toSessionSettings(args));
       await this.waitForConfiguration();
       const cwd = session.settings.cwd;
-      const connector = await launchConnector({
-        program: path.resolve(cwd, args.program),
-        args: args.args ?? [],
-        cwd,
-        env: args.env ?? {},
-        interpreters: args.luaPath ? [args.luaPath] : DEFAULT_INTERPRETERS,
-        runtimeDir: findRuntimeDir(args.runtimePath),
-        packagePath: args.packagePath,
-        requestTimeoutMs: session.settings.requestTimeoutMs,
-        noDebug: args.noDebug,
-      });
+      const connector = await this.orAbandon(session, () =>
+        launchConnector({
+          program: path.resolve(cwd, args.program),
+          args: args.args ?? [],
+          cwd,
+          env: args.env ?? {},
+          interpreters: args.luaPath ? [args.luaPath] : DEFAULT_INTERPRETERS,
+          runtimeDir: findRuntimeDir(args.runtimePath),
+          packagePath: args.packagePath,
+          requestTimeoutMs: session.settings.requestTimeoutMs,
+          noDebug: args.noDebug,
+        }),
+      );
       await session.start(connector, {
         noDebug: args.noDebug,
         connectTimeoutMs: (args.connectionTimeout ?? LAUNCH_CONNECT_TIMEOUT_S) * 1000,
@@ -147,7 +149,7 @@ export class LuaDebugSession extends LoggingDebugSession {
       const requestTimeoutMs = session.settings.requestTimeoutMs;
       const connector = args.VSCodeAsClient
         ? dialConnector({ host: args.connectionIP ?? '127.0.0.1', port, requestTimeoutMs })
-        : await listenConnector({ port, requestTimeoutMs });
+        : await this.orAbandon(session, () => listenConnector({ port, requestTimeoutMs }));
       this.sendEvent(
         new OutputEvent(
           args.VSCodeAsClient
@@ -424,6 +426,17 @@ export class LuaDebugSession extends LoggingDebugSession {
       new Promise<void>((resolve) => (timer = setTimeout(resolve, CONFIGURATION_DONE_TIMEOUT_MS))),
     ]);
     clearTimeout(timer);
+  }
+
+  /** Runs `make`; if it fails, the session ends with that error before it is rethrown. */
+  private async orAbandon<T>(session: LuaSession, make: () => Promise<T>): Promise<T> {
+    try {
+      return await make();
+    } catch (error) {
+      const failure = toSessionError(error, 'invalid-configuration');
+      await session.abandon(failure);
+      throw failure;
+    }
   }
 
   private requireSession(): LuaSession {

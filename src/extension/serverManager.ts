@@ -89,6 +89,8 @@ export class McpServerManager {
   private current: ServerState = { kind: 'stopped' };
   private handle: HttpServerHandle | undefined;
   private record: ControlRecord | undefined;
+  /** The token the running server requires. */
+  private servedToken: string | undefined;
   private watchTimer: NodeJS.Timeout | undefined;
   private readonly emitter = new EventEmitter<ManagerEvents>();
   /** Serialises start/stop/restart so that two clicks cannot interleave. */
@@ -145,8 +147,11 @@ export class McpServerManager {
   settingsChanged(): Promise<ServerState> {
     return this.serialise(async () => {
       const settings = this.deps.settings();
-      const running = this.current.kind === 'running' || this.current.kind === 'starting';
-      if (running) {
+      if (this.handle) {
+        const same =
+          this.handle.port === settings.port && (this.servedToken ?? '') === (settings.token ?? '');
+        // Only auto-start changed: a running server stays as it is.
+        if (same) return this.current;
         await this.close('The MCP server is restarting with new settings.');
         return this.startByHand();
       }
@@ -276,6 +281,7 @@ export class McpServerManager {
       return this.setState({ kind: 'error', port, cause: 'other', message: (e as Error).message });
     }
     this.handle = handle;
+    this.servedToken = settings.token || undefined;
     this.record = {
       port: handle.port,
       instanceId: handle.instanceId,

@@ -107,32 +107,36 @@ export class VscodeDebugChannel implements DebugChannel, vscode.Disposable {
   ): Promise<DebugSessionPort> {
     const marker = randomUUID();
     const folder = vscode.workspace.workspaceFolders?.[0];
+    let onStarted: ((port: DebugSessionPort) => void) | undefined;
     const found = new Promise<VscodeSessionPort>((resolve) => {
-      const onStarted = (port: DebugSessionPort): void => {
+      onStarted = (port: DebugSessionPort): void => {
         const candidate = port as VscodeSessionPort;
-        if (candidate.session.configuration[START_MARKER] === marker) {
-          this.emitter.off('started', onStarted);
-          resolve(candidate);
-        }
+        if (candidate.session.configuration[START_MARKER] === marker) resolve(candidate);
       };
       this.emitter.on('started', onStarted);
     });
-    const ok = await vscode.debug.startDebugging(
-      folder,
-      { ...config, [START_MARKER]: marker },
-      { noDebug: options.noDebug },
-    );
-    const failure = this.startFailures.get(marker);
-    this.startFailures.delete(marker);
-    if (!ok) {
-      throw new Error(
-        failure ??
-          `VS Code could not start "${config.name}" (type "${config.type}"): is the debugger extension installed and the configuration valid?`,
+    try {
+      const ok = await vscode.debug.startDebugging(
+        folder,
+        { ...config, [START_MARKER]: marker },
+        { noDebug: options.noDebug },
       );
+      const failure = this.startFailures.get(marker);
+      if (!ok) {
+        throw new Error(
+          failure ??
+            `VS Code could not start "${config.name}" (type "${config.type}"): is the debugger extension installed and the configuration valid?`,
+        );
+      }
+      const port = await Promise.race([found, delay(5000).then(() => undefined)]);
+      if (!port) {
+        throw new Error(`VS Code started "${config.name}" but its session did not appear.`);
+      }
+      return port;
+    } finally {
+      this.startFailures.delete(marker);
+      if (onStarted) this.emitter.off('started', onStarted);
     }
-    const port = await Promise.race([found, delay(5000).then(() => undefined)]);
-    if (!port) throw new Error(`VS Code started "${config.name}" but its session did not appear.`);
-    return port;
   }
 
   async stopDebugging(port: DebugSessionPort): Promise<void> {

@@ -23,7 +23,13 @@ import { Ask, EvaluateContext, assignIn, evaluateIn } from './inspection';
 import { OutputLog } from './outputLog';
 import { SourceMapper } from './paths';
 import { SessionState, StateMachine } from './state';
-import { MAIN_THREAD_ID, ThreadRegistry, buildStop } from './stopSnapshot';
+import {
+  MAIN_THREAD_ID,
+  StopNotification,
+  ThreadRegistry,
+  buildStop,
+  sameNameFakeHit,
+} from './stopSnapshot';
 import type {
   EvaluateResult,
   Frame,
@@ -212,6 +218,11 @@ export class LuaSession extends EventEmitter<LuaSessionEvents> {
     }
     this.ending = this.terminate(options.terminateDebuggee ?? this.mode === 'launch');
     return this.ending;
+  }
+
+  /** Ends a session that could not start (no connector could be made), with the reason. */
+  abandon(error: SessionError): Promise<void> {
+    return this.finish(error.message, error);
   }
 
   // ---------------------------------------------------------------------------------------------
@@ -437,22 +448,11 @@ export class LuaSession extends EventEmitter<LuaSessionEvents> {
     }
   }
 
-  /**
-   * A breakpoint stop in a file that has no breakpoint on that line, while a same-named file does,
-   * is the Lua side matching by file name: it is not shown, and the program goes on (upstream's
-   * "fake hit" continue, protocol doc 10.5, which also restores a step in progress).
-   */
-  private skipSameNameHit(stop: LuaNotification & { kind: 'stop' }): boolean {
-    const top = stop.stack[0];
-    if (stop.cmd !== 'stopOnBreakpoint' || !top) return false;
-    const path = this.mapper.resolve({ file: top.file, oPath: top.oPath });
-    if (path === undefined || !this.store.isSameNameMismatch(path, top.line)) return false;
-    this.request('continue', {
-      isFakeHit: 'true',
-      fakeBKPath: top.oPath ?? top.file,
-      fakeBKLine: String(top.line),
-    }).catch(() => undefined);
-    return true;
+  /** A same-name file's breakpoint fired here: not shown, the program goes on (fake hit). */
+  private skipSameNameHit(stop: StopNotification): boolean {
+    const fake = sameNameFakeHit(stop, this.mapper, this.store);
+    if (fake) this.request('continue', fake).catch(() => undefined);
+    return fake !== undefined;
   }
 
   private async onConnectionClosed(connection: SessionConnection): Promise<void> {

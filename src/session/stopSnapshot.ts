@@ -101,6 +101,23 @@ export function buildStop(stop: StopNotification, context: StopContext): StopInf
   };
 }
 
+/**
+ * A breakpoint stop in a file that has no breakpoint on that line, while a same-named file does,
+ * is the Lua side matching by file name (autoPathMode): the `continue` info that tells it so
+ * (upstream's "fake hit", protocol doc 10.5, which also resumes a step in progress), else none.
+ */
+export function sameNameFakeHit(
+  stop: StopNotification,
+  mapper: SourceMapper,
+  breakpoints: BreakpointStore,
+): { isFakeHit: 'true'; fakeBKPath: string; fakeBKLine: string } | undefined {
+  const top = stop.stack[0];
+  if (stop.cmd !== 'stopOnBreakpoint' || !top) return undefined;
+  const path = mapper.resolve({ file: top.file, oPath: top.oPath });
+  if (path === undefined || !breakpoints.isSameNameMismatch(path, top.line)) return undefined;
+  return { isFakeHit: 'true', fakeBKPath: top.oPath ?? top.file, fakeBKLine: String(top.line) };
+}
+
 function toFrame(raw: LuaStackFrame, context: StopContext): Frame {
   const chunk = raw.oPath !== undefined && raw.oPath !== '' ? raw.oPath : raw.file;
   const path = context.mapper.resolve({ file: raw.file, oPath: raw.oPath });

@@ -116,6 +116,7 @@ describe('adapter attach errors', () => {
     const port = typeof address === 'object' && address ? address.port : 0;
     try {
       await assert.rejects(t.start('attach', { connectionPort: port }), /already in use/);
+      await t.ended();
     } finally {
       await new Promise((resolve) => blocker.close(resolve));
     }

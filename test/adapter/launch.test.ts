@@ -32,6 +32,23 @@ for (const lua of luaInterpreters()) {
       await t.stoppedAt('breakpoint', file, 8);
     });
 
+    it('maps exact paths too (autoPathMode off, case-sensitive, no base64)', async () => {
+      const file = fixture('breakpoints.lua');
+      await launch(
+        file,
+        { breakpoints: { [file]: [{ line: 3 }] } },
+        { autoPathMode: false, pathCaseSensitivity: true, isNeedB64EncodeStr: false },
+      );
+      const stop = await t.stoppedAt('breakpoint', file, 3);
+      assert.equal(stop.frames[1].source?.path, file);
+      const hover = await t.dc.evaluateRequest({
+        expression: '"x" .. a',
+        frameId: stop.top.id,
+        context: 'hover',
+      });
+      assert.equal(hover.body.result, '"x0"');
+    });
+
     it('honours conditions and hit conditions', async () => {
       const file = fixture('breakpoints.lua');
       await launch(file, {
@@ -283,6 +300,7 @@ for (const lua of luaInterpreters()) {
 
     it('refuses a program that does not exist', async () => {
       await assert.rejects(launch(fixture('no-such-file.lua')), /does not exist/);
+      await t.ended();
     });
   });
 }

@@ -7,11 +7,22 @@ import * as net from 'node:net';
 import { luaInterpreters } from '../harness/interpreters';
 import { spawnLua } from '../harness/luaProcess';
 import { connectToLua, initSuccessInfo } from '../../src/protocol';
-import { BUNDLE_DIR, FIXTURES, closeAll, finish, fixture, line, lineOf, startSession } from './helpers';
+import {
+  BUNDLE_DIR,
+  FIXTURES,
+  closeAll,
+  finish,
+  fixture,
+  line,
+  lineOf,
+  startSession,
+} from './helpers';
 
 async function freePort(): Promise<number> {
   const server = net.createServer();
-  await new Promise<void>((resolve) => server.listen({ port: 0, host: '127.0.0.1' }, () => resolve()));
+  await new Promise<void>((resolve) =>
+    server.listen({ port: 0, host: '127.0.0.1' }, () => resolve()),
+  );
   const address = server.address();
   const port = typeof address === 'object' && address ? address.port : 0;
   await new Promise<void>((resolve) => server.close(() => resolve()));
@@ -24,7 +35,9 @@ for (const lua of luaInterpreters()) {
     afterEach(closeAll);
 
     it('adds no global but LuaPanda, sends printToVSCode text, collects garbage, and stopRun detaches', async () => {
-      const s = await startSession(lua, 'api.lua', { breakpoints: { 'api.lua': [line(lineOf('api.lua', 'stop'))] } });
+      const s = await startSession(lua, 'api.lua', {
+        breakpoints: { 'api.lua': [line(lineOf('api.lua', 'stop'))] },
+      });
       const log = await s.ide.next((n) => n.kind === 'log' && n.cmd === 'debug_console');
       assert.equal(log.kind === 'log' && log.text, 'hello from lua');
       await s.ide.nextStop('stopOnBreakpoint');
@@ -37,13 +50,34 @@ for (const lua of luaInterpreters()) {
 
     it('startServer: the IDE connects to the program', async () => {
       const port = await freePort();
-      const proc = spawnLua(lua, fixture('api.lua'), { args: [String(port), 'server'], luaPath: [BUNDLE_DIR], cwd: FIXTURES });
-      const connection = await connectToLua({ host: '127.0.0.1', port, timeoutMs: 8_000, retryIntervalMs: 100 });
+      const proc = spawnLua(lua, fixture('api.lua'), {
+        args: [String(port), 'server'],
+        luaPath: [BUNDLE_DIR],
+        cwd: FIXTURES,
+      });
+      const connection = await connectToLua({
+        host: '127.0.0.1',
+        port,
+        timeoutMs: 8_000,
+        retryIntervalMs: 100,
+      });
       try {
-        const reply = await connection.request('initSuccess', initSuccessInfo({ cwd: FIXTURES, isNeedB64EncodeStr: false, waitConfigurationDone: true }));
+        const reply = await connection.request(
+          'initSuccess',
+          initSuccessInfo({
+            cwd: FIXTURES,
+            isNeedB64EncodeStr: false,
+            waitConfigurationDone: true,
+          }),
+        );
         assert.equal(reply.runtime, 'luapanda-mcp');
-        await connection.request('setBreakPoint', { path: fixture('api.lua'), bks: [line(lineOf('api.lua', 'stop'))] });
-        const stopped = new Promise<string>((resolve) => connection.on('notification', (n) => n.kind === 'stop' && resolve(n.cmd)));
+        await connection.request('setBreakPoint', {
+          path: fixture('api.lua'),
+          bks: [line(lineOf('api.lua', 'stop'))],
+        });
+        const stopped = new Promise<string>((resolve) =>
+          connection.on('notification', (n) => n.kind === 'stop' && resolve(n.cmd)),
+        );
         await connection.request('configurationDone', {});
         assert.equal(await stopped, 'stopOnBreakpoint');
         await connection.request('continue', {});

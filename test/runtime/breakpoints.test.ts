@@ -13,10 +13,15 @@ for (const lua of luaInterpreters()) {
 
     it('stops only where the condition holds', async () => {
       const s = await startSession(lua, 'basic.lua', {
-        breakpoints: { 'basic.lua': [{ type: 0, line: lineOf('basic.lua', 'add'), condition: 'b == 3' }] },
+        breakpoints: {
+          'basic.lua': [{ type: 0, line: lineOf('basic.lua', 'add'), condition: 'b == 3' }],
+        },
       });
       const stop = await s.ide.nextStop('stopOnBreakpoint');
-      const locals = await s.ide.connection.request('getVariable', { varRef: '10000', stackId: String(topOf(stop.stack).index) });
+      const locals = await s.ide.connection.request('getVariable', {
+        varRef: '10000',
+        stackId: String(topOf(stop.stack).index),
+      });
       assert.equal(locals.find((v) => v.name === 'b')?.value, '3');
       await s.ide.connection.request('continue', {});
       await finish(s);
@@ -32,12 +37,17 @@ for (const lua of luaInterpreters()) {
     ] as const) {
       it(`counts hits: hitCondition "${hit}"`, async () => {
         const s = await startSession(lua, 'basic.lua', {
-          breakpoints: { 'basic.lua': [{ type: 2, line: lineOf('basic.lua', 'add'), hitCondition: hit }] },
+          breakpoints: {
+            'basic.lua': [{ type: 2, line: lineOf('basic.lua', 'add'), hitCondition: hit }],
+          },
         });
         const seen: string[] = [];
         for (let i = 0; i < expected.length; i++) {
           const stop = await s.ide.nextStop('stopOnBreakpoint');
-          const locals = await s.ide.connection.request('getVariable', { varRef: '10000', stackId: String(topOf(stop.stack).index) });
+          const locals = await s.ide.connection.request('getVariable', {
+            varRef: '10000',
+            stackId: String(topOf(stop.stack).index),
+          });
           seen.push(locals.find((v) => v.name === 'b')?.value ?? '?');
           await s.ide.connection.request('continue', {});
         }
@@ -49,10 +59,20 @@ for (const lua of luaInterpreters()) {
 
     it('prints logpoints with {expr} interpolation and never stops there', async () => {
       const s = await startSession(lua, 'basic.lua', {
-        breakpoints: { 'basic.lua': [{ type: 1, line: lineOf('basic.lua', 'add'), logMessage: 'a={a} b={b} sum={a + b} {{literal}}' }] },
+        breakpoints: {
+          'basic.lua': [
+            {
+              type: 1,
+              line: lineOf('basic.lua', 'add'),
+              logMessage: 'a={a} b={b} sum={a + b} {{literal}}',
+            },
+          ],
+        },
       });
       await finish(s);
-      const logs = s.ide.notifications.filter((n) => n.kind === 'log' && n.cmd === 'debug_console').map((n) => (n.kind === 'log' ? n.text : ''));
+      const logs = s.ide.notifications
+        .filter((n) => n.kind === 'log' && n.cmd === 'debug_console')
+        .map((n) => (n.kind === 'log' ? n.text : ''));
       assert.equal(logs.length, 5);
       assert.match(logs[2], /a=3 b=3 sum=6 \{literal\}$/);
       assert.equal(s.ide.notifications.filter((n) => n.kind === 'stop').length, 0);
@@ -72,13 +92,20 @@ for (const lua of luaInterpreters()) {
       });
       const results = reply.results ?? [];
       assert.equal(results.length, 4);
-      assert.deepEqual(results.map((r) => r.verified), [false, false, false, true]);
+      assert.deepEqual(
+        results.map((r) => r.verified),
+        [false, false, false, true],
+      );
       assert.match(results[0].message ?? '', /condition/);
       assert.match(results[1].message ?? '', /hit condition/);
       assert.match(results[2].message ?? '', /unclosed/);
       await s.ide.connection.request('continue', {});
       const stop = await s.ide.nextStop('stopOnBreakpoint');
-      assert.equal(topOf(stop.stack).line, lineOf('basic.lua', 'print'), 'only the valid breakpoint fires');
+      assert.equal(
+        topOf(stop.stack).line,
+        lineOf('basic.lua', 'print'),
+        'only the valid breakpoint fires',
+      );
       await s.ide.connection.request('continue', {});
       await finish(s);
     });
@@ -86,7 +113,10 @@ for (const lua of luaInterpreters()) {
     it('hits a breakpoint in a loop that was hot (JIT-compiled under LuaJIT) before it was set', async () => {
       const s = await startSession(lua, 'hotloop.lua');
       await s.ide.nextStop('stopOnCodeBreakpoint');
-      await s.ide.connection.request('setBreakPoint', { path: fixture('hotloop.lua'), bks: [{ type: 2, line: lineOf('hotloop.lua', 'step') }] });
+      await s.ide.connection.request('setBreakPoint', {
+        path: fixture('hotloop.lua'),
+        bks: [{ type: 2, line: lineOf('hotloop.lua', 'step') }],
+      });
       await s.ide.connection.request('continue', {});
       const stop = await s.ide.nextStop('stopOnBreakpoint', 8_000);
       assert.equal(topOf(stop.stack).line, lineOf('hotloop.lua', 'step'));
@@ -100,11 +130,19 @@ for (const lua of luaInterpreters()) {
     it('receives a breakpoint while a loop without calls runs, and stops in it', async () => {
       const s = await startSession(lua, 'loop.lua', { args: lua.isLuaJIT ? ['nojit'] : [] });
       await new Promise((r) => setTimeout(r, 150));
-      await s.ide.connection.request('setBreakPoint', { path: fixture('loop.lua'), bks: [{ type: 2, line: lineOf('loop.lua', 'body') }] });
+      await s.ide.connection.request('setBreakPoint', {
+        path: fixture('loop.lua'),
+        bks: [{ type: 2, line: lineOf('loop.lua', 'body') }],
+      });
       const stop = await s.ide.nextStop('stopOnBreakpoint', 5_000);
       assert.equal(topOf(stop.stack).line, lineOf('loop.lua', 'body'));
       await s.ide.connection.request('setBreakPoint', { path: fixture('loop.lua'), bks: [] });
-      await s.ide.connection.request('setVariable', { varRef: '10000', stackId: String(topOf(stop.stack).index), varName: 'running', newValue: 'false' });
+      await s.ide.connection.request('setVariable', {
+        varRef: '10000',
+        stackId: String(topOf(stop.stack).index),
+        varName: 'running',
+        newValue: 'false',
+      });
       await s.ide.connection.request('continue', {});
       assert.match(await finish(s), /stopped after\ttrue/);
     });

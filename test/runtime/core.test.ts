@@ -16,7 +16,15 @@ for (const lua of luaInterpreters()) {
       assert.equal(s.reply.runtime, 'luapanda-mcp');
       assert.equal(s.reply.debuggerVer, '3.3.1');
       assert.equal(s.reply.UseLoadstring, true);
-      for (const f of ['pause', 'exceptions', 'paging', 'hitCondition', 'functionNames', 'coroutines', 'setField']) {
+      for (const f of [
+        'pause',
+        'exceptions',
+        'paging',
+        'hitCondition',
+        'functionNames',
+        'coroutines',
+        'setField',
+      ]) {
         assert.ok(s.reply.features?.includes(f), `feature ${f}`);
       }
       assert.match(s.reply.luaVersion ?? '', lua.isLuaJIT ? /LuaJIT/ : /^Lua 5\./);
@@ -25,7 +33,9 @@ for (const lua of luaInterpreters()) {
     });
 
     it('stops at a breakpoint with function names, file and line, then runs to the end', async () => {
-      const s = await startSession(lua, 'basic.lua', { breakpoints: { 'basic.lua': [line(lineOf('basic.lua', 'add'))] } });
+      const s = await startSession(lua, 'basic.lua', {
+        breakpoints: { 'basic.lua': [line(lineOf('basic.lua', 'add'))] },
+      });
       const stop = await s.ide.nextStop('stopOnBreakpoint');
       const top = topOf(stop.stack);
       assert.equal(top.line, lineOf('basic.lua', 'add'));
@@ -45,24 +55,38 @@ for (const lua of luaInterpreters()) {
     });
 
     it('lists locals, upvalues, globals and table children with metatables', async () => {
-      const s = await startSession(lua, 'basic.lua', { breakpoints: { 'basic.lua': [line(lineOf('basic.lua', 'accNext'))] } });
+      const s = await startSession(lua, 'basic.lua', {
+        breakpoints: { 'basic.lua': [line(lineOf('basic.lua', 'accNext'))] },
+      });
       const stop = await s.ide.nextStop('stopOnBreakpoint');
       const frame = String(topOf(stop.stack).index);
-      const locals = await s.ide.connection.request('getVariable', { varRef: '10000', stackId: frame });
+      const locals = await s.ide.connection.request('getVariable', {
+        varRef: '10000',
+        stackId: frame,
+      });
       const byName = new Map(locals.map((v) => [v.name, v]));
       assert.equal(byName.get('n')?.value, '5');
       assert.equal(byName.get('total')?.value, '1');
       assert.equal(byName.get('i')?.value, '1');
-      const ups = await s.ide.connection.request('getVariable', { varRef: '30000', stackId: frame });
+      const ups = await s.ide.connection.request('getVariable', {
+        varRef: '30000',
+        stackId: frame,
+      });
       assert.ok(ups.some((v) => v.name === 'add' && v.type === 'function'));
       assert.ok(ups.some((v) => v.name === 'counter' && v.value === '0'));
       const mainFrame = String(stop.stack[1].index);
-      const mainLocals = await s.ide.connection.request('getVariable', { varRef: '10000', stackId: mainFrame });
+      const mainLocals = await s.ide.connection.request('getVariable', {
+        varRef: '10000',
+        stackId: mainFrame,
+      });
       const config = mainLocals.find((v) => v.name === 'config');
       assert.ok(config && config.type === 'table');
       assert.match(config.value, /^4 Members table: /);
       assert.equal(config.childCount, 5);
-      const children = await s.ide.connection.request('getVariable', { varRef: String(config.variablesReference), stackId: 'NaN' });
+      const children = await s.ide.connection.request('getVariable', {
+        varRef: String(config.variablesReference),
+        stackId: 'NaN',
+      });
       const names = children.map((v) => v.name);
       assert.deepEqual(names, ['"enabled"', '"name"', '"nested"', '"size"', '_Metatable_']);
       assert.ok(names.includes('"name"') && names.includes('_Metatable_'));
@@ -70,12 +94,28 @@ for (const lua of luaInterpreters()) {
       assert.equal(nameVar?.value, '"demo"');
       assert.equal(nameVar?.evaluateName, 'config.name');
       const nested = children.find((v) => v.name === '"nested"');
-      const nestedKids = await s.ide.connection.request('getVariable', { varRef: String(nested?.variablesReference), stackId: 'NaN' });
+      const nestedKids = await s.ide.connection.request('getVariable', {
+        varRef: String(nested?.variablesReference),
+        stackId: 'NaN',
+      });
       const list = nestedKids.find((v) => v.name === '"list"');
-      const items = await s.ide.connection.request('getVariable', { varRef: String(list?.variablesReference), stackId: 'NaN' });
-      assert.deepEqual(items.map((v) => [v.name, v.value]), [['1', '10'], ['2', '20'], ['3', '30']]);
+      const items = await s.ide.connection.request('getVariable', {
+        varRef: String(list?.variablesReference),
+        stackId: 'NaN',
+      });
+      assert.deepEqual(
+        items.map((v) => [v.name, v.value]),
+        [
+          ['1', '10'],
+          ['2', '20'],
+          ['3', '30'],
+        ],
+      );
       assert.equal(items[2].evaluateName, 'config.nested.list[3]');
-      const globals = await s.ide.connection.request('getVariable', { varRef: '20000', stackId: frame });
+      const globals = await s.ide.connection.request('getVariable', {
+        varRef: '20000',
+        stackId: frame,
+      });
       assert.ok(globals.some((v) => v.name === 'globalValue' && v.value === '7'));
       assert.ok(globals.some((v) => v.name === 'LuaPanda'));
       await s.ide.connection.request('setBreakPoint', { path: fixture('basic.lua'), bks: [] });

@@ -16,7 +16,13 @@ for (const lua of luaInterpreters()) {
 
     it('stops in coroutine.create and coroutine.wrap bodies and in a coroutine created before loading', async () => {
       const s = await startSession(lua, F, {
-        breakpoints: { [F]: [line(lineOf(F, 'workerAfter')), line(lineOf(F, 'wrapBody')), line(lineOf(F, 'early'))] },
+        breakpoints: {
+          [F]: [
+            line(lineOf(F, 'workerAfter')),
+            line(lineOf(F, 'wrapBody')),
+            line(lineOf(F, 'early')),
+          ],
+        },
       });
       const c = s.ide.connection;
       const first = await s.ide.nextStop('stopOnBreakpoint');
@@ -28,7 +34,10 @@ for (const lua of luaInterpreters()) {
       const resumer = first.stack.find((f) => f.coroutine === 'main' && f.name === 'driver');
       assert.ok(resumer, `resumer frames in ${JSON.stringify(first.stack)}`);
       assert.equal(resumer.line, lineOf(F, 'resume2'));
-      const locals = await c.request('getVariable', { varRef: '10000', stackId: String(top.index) });
+      const locals = await c.request('getVariable', {
+        varRef: '10000',
+        stackId: String(top.index),
+      });
       assert.equal(locals.find((v) => v.name === 'got')?.value, '10');
       await c.request('continue', {});
       const wrapped = await s.ide.nextStop('stopOnBreakpoint');
@@ -42,7 +51,9 @@ for (const lua of luaInterpreters()) {
     });
 
     it('steps over a yield into the resumer, and into a resume into the coroutine', async () => {
-      const s = await startSession(lua, F, { breakpoints: { [F]: [line(lineOf(F, 'workerYield'))] } });
+      const s = await startSession(lua, F, {
+        breakpoints: { [F]: [line(lineOf(F, 'workerYield'))] },
+      });
       const c = s.ide.connection;
       await s.ide.nextStop('stopOnBreakpoint');
       await c.request('setBreakPoint', { path: fixture(F), bks: [] });

@@ -22,9 +22,16 @@ for (const lua of luaInterpreters()) {
       const top = topOf(stop.stack);
       assert.equal(top.line, lineOf('errors.lua', 'explode'));
       assert.equal(top.name, 'explode');
-      const locals = await s.ide.connection.request('getVariable', { varRef: '10000', stackId: String(top.index) });
+      const locals = await s.ide.connection.request('getVariable', {
+        varRef: '10000',
+        stackId: String(top.index),
+      });
       assert.equal(locals.find((v) => v.name === 'reason')?.value, '"boom 42"');
-      assert.equal(s.ide.notifications.filter((n) => n.kind === 'stop').length, 1, 'the pcall-caught error did not stop');
+      assert.equal(
+        s.ide.notifications.filter((n) => n.kind === 'stop').length,
+        1,
+        'the pcall-caught error did not stop',
+      );
       await s.ide.connection.request('continue', {});
       await finish(s, 1);
       assert.match(s.lua.stderr, /boom 42/);
@@ -33,7 +40,10 @@ for (const lua of luaInterpreters()) {
     });
 
     it('stops on errors caught by pcall only with the "caught" filter', async () => {
-      const s = await startSession(lua, 'errors.lua', { script: fixture('launcher.lua'), exceptionFilters: ['uncaught', 'caught'] });
+      const s = await startSession(lua, 'errors.lua', {
+        script: fixture('launcher.lua'),
+        exceptionFilters: ['uncaught', 'caught'],
+      });
       const caught = await s.ide.nextStop('stopOnException');
       const info = caught.info as { exceptionText?: string; uncaught?: boolean };
       assert.equal(info.uncaught, false);
@@ -47,7 +57,10 @@ for (const lua of luaInterpreters()) {
     });
 
     it('with no filters, errors do not stop and the program dies as usual', async () => {
-      const s = await startSession(lua, 'errors.lua', { script: fixture('launcher.lua'), exceptionFilters: [] });
+      const s = await startSession(lua, 'errors.lua', {
+        script: fixture('launcher.lua'),
+        exceptionFilters: [],
+      });
       await finish(s, 1);
       assert.equal(s.ide.notifications.filter((n) => n.kind === 'stop').length, 0);
       assert.match(s.lua.stderr, /boom 42/);

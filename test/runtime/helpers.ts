@@ -8,7 +8,12 @@ import * as path from 'node:path';
 import { LuaInterpreter } from '../harness/interpreters';
 import { LuaProcess, REPO_ROOT, spawnLua } from '../harness/luaProcess';
 import { TestIde } from '../harness/testIde';
-import { HandshakeSettings, InitSuccessReply, LuaStackFrame, WireBreakpoint } from '../../src/protocol';
+import {
+  HandshakeSettings,
+  InitSuccessReply,
+  LuaStackFrame,
+  WireBreakpoint,
+} from '../../src/protocol';
 
 export const BUNDLE_DIR = path.join(REPO_ROOT, 'dist', 'lua');
 export const FIXTURES = path.join(REPO_ROOT, 'test', 'fixtures', 'runtime');
@@ -53,7 +58,11 @@ export async function closeAll(): Promise<void> {
 }
 
 /** Starts `name` under `lua`, accepts it and completes the handshake. */
-export async function startSession(lua: LuaInterpreter, name: string, options: StartOptions = {}): Promise<Session> {
+export async function startSession(
+  lua: LuaInterpreter,
+  name: string,
+  options: StartOptions = {},
+): Promise<Session> {
   const ide = await TestIde.start();
   const script = options.script ?? fixture(name);
   const extra = options.script ? [fixture(name)] : [];
@@ -64,12 +73,18 @@ export async function startSession(lua: LuaInterpreter, name: string, options: S
   });
   try {
     await ide.accept();
-    const reply = await ide.handshake({ cwd: FIXTURES, waitConfigurationDone: true, ...options.settings });
+    const reply = await ide.handshake({
+      cwd: FIXTURES,
+      waitConfigurationDone: true,
+      ...options.settings,
+    });
     for (const [file, bks] of Object.entries(options.breakpoints ?? {})) {
       await ide.connection.request('setBreakPoint', { path: fixture(file), bks });
     }
     if (options.exceptionFilters) {
-      await ide.connection.request('setExceptionBreakpoints', { filters: options.exceptionFilters });
+      await ide.connection.request('setExceptionBreakpoints', {
+        filters: options.exceptionFilters,
+      });
     }
     await ide.connection.request('configurationDone', {});
     const session = { ide, lua: proc, reply };

@@ -33,7 +33,11 @@ for (const lua of luaInterpreters()) {
     async function launch(name: string, args: string[] = []) {
       const ide = await RawIde.start();
       live.ide = ide;
-      const proc = spawnLua(lua, fixture(name), { args: [String(ide.port), ...args], luaPath: [BUNDLE_DIR], cwd: FIXTURES });
+      const proc = spawnLua(lua, fixture(name), {
+        args: [String(ide.port), ...args],
+        luaPath: [BUNDLE_DIR],
+        cwd: FIXTURES,
+      });
       live.lua = proc;
       await ide.accept();
       return { ide, proc };
@@ -49,7 +53,13 @@ for (const lua of luaInterpreters()) {
       assert.equal(info.UseLoadstring, '1');
       assert.equal(info.isNeedB64EncodeStr, 'true');
       // The replay: no callbackId at all, numbers as numbers.
-      ide.send({ cmd: 'setBreakPoint', info: { path: fixture('basic.lua'), bks: [{ verified: true, type: 2, line: lineOf('basic.lua', 'accNext') }] } });
+      ide.send({
+        cmd: 'setBreakPoint',
+        info: {
+          path: fixture('basic.lua'),
+          bks: [{ verified: true, type: 2, line: lineOf('basic.lua', 'accNext') }],
+        },
+      });
       const replay = await ide.cmd('setBreakPoint');
       assert.equal(replay.json.callbackId, '0');
       const stop = await ide.cmd('stopOnBreakpoint');
@@ -67,21 +77,37 @@ for (const lua of luaInterpreters()) {
       const config = vars.find((v) => v.name === 'config');
       assert.equal(typeof config?.variablesReference, 'number');
       assert.equal(vars.find((v) => v.name === 'port')?.variablesReference, '0');
-      ide.send({ callbackId: '86069264', cmd: 'getVariable', info: { varRef: String(config?.variablesReference), stackId: 'NaN' } });
+      ide.send({
+        callbackId: '86069264',
+        cmd: 'getVariable',
+        info: { varRef: String(config?.variablesReference), stackId: 'NaN' },
+      });
       const kids = await ide.cmd('getVariable');
       assert.equal(kids.json.callbackId, '86069264');
       const name = (kids.json.info as Record<string, unknown>[]).find((v) => v.name === '"name"');
       assert.equal(name?.value, b64('"demo"'));
       await ide.cmd('refreshLuaMemory');
       // callbackId "0": the reply carries "0".
-      ide.send({ callbackId: '0', cmd: 'getWatchedVariable', info: { varName: 'n', stackId: '2' } });
+      ide.send({
+        callbackId: '0',
+        cmd: 'getWatchedVariable',
+        info: { varName: 'n', stackId: '2' },
+      });
       const watch = await ide.cmd('getWatchedVariable');
       assert.equal(watch.json.callbackId, '0');
       assert.equal((watch.json.info as Record<string, unknown>[])[0].isSuccess, 'true');
-      ide.send({ callbackId: '631220694', cmd: 'runREPLExpression', info: { Expression: 'nosuch.field', stackId: '2' } });
+      ide.send({
+        callbackId: '631220694',
+        cmd: 'runREPLExpression',
+        info: { Expression: 'nosuch.field', stackId: '2' },
+      });
       const repl = await ide.cmd('runREPLExpression');
       assert.equal((repl.json.info as Record<string, unknown>[])[0].isSuccess, false);
-      ide.send({ callbackId: '122592822', cmd: 'setBreakPoint', info: { path: fixture('basic.lua'), bks: [] } });
+      ide.send({
+        callbackId: '122592822',
+        cmd: 'setBreakPoint',
+        info: { path: fixture('basic.lua'), bks: [] },
+      });
       assert.equal((await ide.cmd('setBreakPoint')).json.callbackId, '122592822');
       ide.send({ callbackId: '686517396', cmd: 'continue', info: {} });
       const cont = await ide.cmd('continue');
@@ -96,7 +122,11 @@ for (const lua of luaInterpreters()) {
 
     it('keeps the program running through malformed input and finishes it correctly', async () => {
       const { ide, proc } = await launch('basic.lua');
-      ide.send({ callbackId: '11', cmd: 'initSuccess', info: upstreamInit(FIXTURES, { stopOnEntry: 'true', isNeedB64EncodeStr: 'false' }) });
+      ide.send({
+        callbackId: '11',
+        cmd: 'initSuccess',
+        info: upstreamInit(FIXTURES, { stopOnEntry: 'true', isNeedB64EncodeStr: 'false' }),
+      });
       await ide.cmd('initSuccess');
       await ide.cmd('stopOnEntry');
       ide.write('{"cmd": |*|\n');
@@ -104,14 +134,22 @@ for (const lua of luaInterpreters()) {
       ide.write('[1,2,3] |*|\n');
       ide.write('{"cmd":"noSuchCommand","info":{},"callbackId":"12"} |*|\n');
       ide.write('{"cmd":"getVariable","info":"wrong","callbackId":"13"} |*|\n');
-      ide.write('{"cmd":"getVariable","info":{"varRef":{"x":1},"stackId":[]},"callbackId":"14"} |*|\n');
+      ide.write(
+        '{"cmd":"getVariable","info":{"varRef":{"x":1},"stackId":[]},"callbackId":"14"} |*|\n',
+      );
       ide.write('{"cmd":"setBreakPoint","info":{"path":42,"bks":"oops"},"callbackId":"15"} |*|\n');
-      ide.write('{"cmd":"setBreakPoint","info":{"path":"x.lua","bks":[null,{"line":"abc"},{"type":"0","line":"7","condition":{"a":1}}]},"callbackId":"16"} |*|\n');
+      ide.write(
+        '{"cmd":"setBreakPoint","info":{"path":"x.lua","bks":[null,{"line":"abc"},{"type":"0","line":"7","condition":{"a":1}}]},"callbackId":"16"} |*|\n',
+      );
       ide.write('{"cmd":"setVariable","callbackId":"17"} |*|\n');
-      ide.write('{"cmd":"runREPLExpression","info":{"Expression":12,"stackId":null},"callbackId":"18"} |*|\n');
+      ide.write(
+        '{"cmd":"runREPLExpression","info":{"Expression":12,"stackId":null},"callbackId":"18"} |*|\n',
+      );
       // An endless watch is cut off by an instruction budget (not possible under LuaJIT, see docs).
       if (!lua.isLuaJIT) {
-        ide.write('{"cmd":"getWatchedVariable","info":{"varName":"(function() while true do end end)()","stackId":"2"},"callbackId":"19"} |*|\n');
+        ide.write(
+          '{"cmd":"getWatchedVariable","info":{"varName":"(function() while true do end end)()","stackId":"2"},"callbackId":"19"} |*|\n',
+        );
       }
       ide.write('\n\n   \n');
       ide.write('{"cmd":"getVariable","info":{"varRef":"10000","stackId":"2"},"callbackId":"20"}');
@@ -120,9 +158,18 @@ for (const lua of luaInterpreters()) {
       const late = await ide.next((f) => f.json.callbackId === '20');
       assert.ok(Array.isArray(late.json.info));
       for (const id of ['13', '14', '15', '16', '17', '18', ...(lua.isLuaJIT ? [] : ['19'])]) {
-        assert.ok(ide.frames.some((f) => f.json.callbackId === id), `a reply to ${id}`);
+        assert.ok(
+          ide.frames.some((f) => f.json.callbackId === id),
+          `a reply to ${id}`,
+        );
       }
-      assert.ok(ide.frames.some((f) => f.json.cmd === 'output' && /malformed/.test(String((f.json.info as Record<string, unknown>).logInfo))));
+      assert.ok(
+        ide.frames.some(
+          (f) =>
+            f.json.cmd === 'output' &&
+            /malformed/.test(String((f.json.info as Record<string, unknown>).logInfo)),
+        ),
+      );
       ide.send({ callbackId: '21', cmd: 'continue', info: {} });
       const exit = await proc.waitForExit(10_000);
       assert.equal(exit.code, 0, proc.stderr);
@@ -131,7 +178,11 @@ for (const lua of luaInterpreters()) {
 
     it('keeps running when the IDE vanishes mid-frame while stopped', async () => {
       const { ide, proc } = await launch('basic.lua');
-      ide.send({ callbackId: '11', cmd: 'initSuccess', info: upstreamInit(FIXTURES, { stopOnEntry: 'true' }) });
+      ide.send({
+        callbackId: '11',
+        cmd: 'initSuccess',
+        info: upstreamInit(FIXTURES, { stopOnEntry: 'true' }),
+      });
       await ide.cmd('stopOnEntry');
       ide.write('{"cmd":"getVariable","info":{"varRef":"100');
       await sleep(30);
@@ -144,9 +195,20 @@ for (const lua of luaInterpreters()) {
     it('re-attaches to a new IDE after the first went away; breakpoints come only from the new one', async () => {
       const { ide, proc } = await launch('reconnect.lua');
       const port = ide.port;
-      ide.send({ callbackId: '11', cmd: 'initSuccess', info: upstreamInit(FIXTURES, { isNeedB64EncodeStr: 'false' }) });
+      ide.send({
+        callbackId: '11',
+        cmd: 'initSuccess',
+        info: upstreamInit(FIXTURES, { isNeedB64EncodeStr: 'false' }),
+      });
       await ide.cmd('initSuccess');
-      ide.send({ callbackId: '12', cmd: 'setBreakPoint', info: { path: fixture('reconnect.lua'), bks: [{ type: 2, line: lineOf('reconnect.lua', 'tick') }] } });
+      ide.send({
+        callbackId: '12',
+        cmd: 'setBreakPoint',
+        info: {
+          path: fixture('reconnect.lua'),
+          bks: [{ type: 2, line: lineOf('reconnect.lua', 'tick') }],
+        },
+      });
       await ide.cmd('stopOnBreakpoint');
       await ide.close();
       live.ide = undefined;
@@ -158,11 +220,17 @@ for (const lua of luaInterpreters()) {
       connection.on('notification', (n) => {
         if (n.kind === 'stop') stops.push(n.cmd);
       });
-      await connection.request('initSuccess', initSuccessInfo({ cwd: FIXTURES, isNeedB64EncodeStr: false, waitConfigurationDone: true }));
+      await connection.request(
+        'initSuccess',
+        initSuccessInfo({ cwd: FIXTURES, isNeedB64EncodeStr: false, waitConfigurationDone: true }),
+      );
       await connection.request('configurationDone', {});
       await sleep(300);
       assert.deepEqual(stops, [], 'the old breakpoint was forgotten');
-      await connection.request('runREPLExpression', { Expression: 'finished = true', stackId: '2' });
+      await connection.request('runREPLExpression', {
+        Expression: 'finished = true',
+        stackId: '2',
+      });
       const exit = await proc.waitForExit(10_000);
       assert.equal(exit.code, 0, proc.stderr);
       assert.match(proc.stdout, /reconnect done\ttrue/);

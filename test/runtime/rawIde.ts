@@ -78,12 +78,18 @@ export class RawIde {
         }
         if (this.closed) {
           done();
-          reject(new Error(`connection closed; frames: ${this.frames.map((f) => f.json.cmd).join(',')}`));
+          reject(
+            new Error(`connection closed; frames: ${this.frames.map((f) => f.json.cmd).join(',')}`),
+          );
         }
       };
       const timer = setTimeout(() => {
         done();
-        reject(new Error(`no matching frame in ${timeoutMs} ms; frames: ${this.frames.map((f) => f.json.cmd).join(',')}`));
+        reject(
+          new Error(
+            `no matching frame in ${timeoutMs} ms; frames: ${this.frames.map((f) => f.json.cmd).join(',')}`,
+          ),
+        );
       }, timeoutMs);
       const done = () => {
         clearTimeout(timer);
@@ -125,7 +131,10 @@ export class RawIde {
 }
 
 /** initSuccess as upstream's IDE sends it: every value a string. */
-export function upstreamInit(cwd: string, overrides: Record<string, string> = {}): Record<string, string> {
+export function upstreamInit(
+  cwd: string,
+  overrides: Record<string, string> = {},
+): Record<string, string> {
   return {
     stopOnEntry: 'false',
     luaFileExtension: '',

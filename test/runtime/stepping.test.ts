@@ -7,7 +7,11 @@ import { luaInterpreters } from '../harness/interpreters';
 import { closeAll, finish, fixture, line, lineOf, Session, startSession, topOf } from './helpers';
 import { StopCommand } from '../../src/protocol';
 
-async function stepAndStop(s: Session, cmd: 'stopOnStep' | 'stopOnStepIn' | 'stopOnStepOut', expect?: StopCommand) {
+async function stepAndStop(
+  s: Session,
+  cmd: 'stopOnStep' | 'stopOnStepIn' | 'stopOnStepOut',
+  expect?: StopCommand,
+) {
   await s.ide.connection.request(cmd, {});
   return s.ide.nextStop(expect);
 }
@@ -28,7 +32,9 @@ for (const lua of luaInterpreters()) {
     });
 
     it('steps into a call, out of it, and over calls without entering them', async () => {
-      const s = await startSession(lua, 'basic.lua', { breakpoints: { 'basic.lua': [line(lineOf('basic.lua', 'accCall'))] } });
+      const s = await startSession(lua, 'basic.lua', {
+        breakpoints: { 'basic.lua': [line(lineOf('basic.lua', 'accCall'))] },
+      });
       await s.ide.nextStop('stopOnBreakpoint');
       await s.ide.connection.request('setBreakPoint', { path: fixture('basic.lua'), bks: [] });
       const into = await stepAndStop(s, 'stopOnStepIn', 'stopOnStepIn');
@@ -38,28 +44,45 @@ for (const lua of luaInterpreters()) {
       assert.equal(topOf(out.stack).line, lineOf('basic.lua', 'accNext'));
       assert.equal(topOf(out.stack).name, 'accumulate');
       const over1 = await stepAndStop(s, 'stopOnStep', 'stopOnStep');
-      assert.ok([lineOf('basic.lua', 'accCall') - 1, lineOf('basic.lua', 'accCall')].includes(topOf(over1.stack).line));
+      assert.ok(
+        [lineOf('basic.lua', 'accCall') - 1, lineOf('basic.lua', 'accCall')].includes(
+          topOf(over1.stack).line,
+        ),
+      );
       let over = over1;
       for (let i = 0; i < 4 && topOf(over.stack).line !== lineOf('basic.lua', 'accCall'); i++) {
         over = await stepAndStop(s, 'stopOnStep', 'stopOnStep');
       }
       assert.equal(topOf(over.stack).line, lineOf('basic.lua', 'accCall'));
       const past = await stepAndStop(s, 'stopOnStep', 'stopOnStep');
-      assert.equal(topOf(past.stack).line, lineOf('basic.lua', 'accNext'), 'step over must not enter add');
+      assert.equal(
+        topOf(past.stack).line,
+        lineOf('basic.lua', 'accNext'),
+        'step over must not enter add',
+      );
       assert.equal(topOf(past.stack).name, 'accumulate');
       await s.ide.connection.request('continue', {});
       await finish(s);
     });
 
     it('steps over a recursive call in the right frame and out of one level only', async () => {
-      const s = await startSession(lua, 'recursion.lua', { breakpoints: { 'recursion.lua': [line(lineOf('recursion.lua', 'factRec'))] } });
+      const s = await startSession(lua, 'recursion.lua', {
+        breakpoints: { 'recursion.lua': [line(lineOf('recursion.lua', 'factRec'))] },
+      });
       const first = await s.ide.nextStop('stopOnBreakpoint');
       assert.equal(first.stack.filter((f) => f.name === 'fact').length, 1);
       await s.ide.connection.request('setBreakPoint', { path: fixture('recursion.lua'), bks: [] });
       const over = await stepAndStop(s, 'stopOnStep', 'stopOnStep');
       assert.equal(topOf(over.stack).line, lineOf('recursion.lua', 'factRet'));
-      assert.equal(over.stack.filter((f) => f.name === 'fact').length, 1, 'still in the outermost fact');
-      const locals = await s.ide.connection.request('getVariable', { varRef: '10000', stackId: String(topOf(over.stack).index) });
+      assert.equal(
+        over.stack.filter((f) => f.name === 'fact').length,
+        1,
+        'still in the outermost fact',
+      );
+      const locals = await s.ide.connection.request('getVariable', {
+        varRef: '10000',
+        stackId: String(topOf(over.stack).index),
+      });
       assert.equal(locals.find((v) => v.name === 'r')?.value, '24');
       // Into the recursion, then out of exactly one level.
       await s.ide.connection.request('continue', {});
@@ -67,7 +90,9 @@ for (const lua of luaInterpreters()) {
     });
 
     it('shows each recursion level with its own locals', async () => {
-      const s = await startSession(lua, 'recursion.lua', { breakpoints: { 'recursion.lua': [line(lineOf('recursion.lua', 'factBase'))] } });
+      const s = await startSession(lua, 'recursion.lua', {
+        breakpoints: { 'recursion.lua': [line(lineOf('recursion.lua', 'factBase'))] },
+      });
       await s.ide.nextStop('stopOnBreakpoint'); // k = 4
       await s.ide.connection.request('continue', {});
       await s.ide.nextStop('stopOnBreakpoint'); // k = 3
@@ -79,7 +104,10 @@ for (const lua of luaInterpreters()) {
       assert.equal(facts.length, 4);
       const ks: string[] = [];
       for (const f of facts) {
-        const locals = await s.ide.connection.request('getVariable', { varRef: '10000', stackId: String(f.index) });
+        const locals = await s.ide.connection.request('getVariable', {
+          varRef: '10000',
+          stackId: String(f.index),
+        });
         ks.push(locals.find((v) => v.name === 'k')?.value ?? '?');
       }
       assert.deepEqual(ks, ['1', '2', '3', '4']);
@@ -93,7 +121,9 @@ for (const lua of luaInterpreters()) {
     });
 
     it('steps over a tail call, into a tail-called function, and over pcall/xpcall of failing code', async () => {
-      const s = await startSession(lua, 'recursion.lua', { breakpoints: { 'recursion.lua': [line(lineOf('recursion.lua', 'mainTail'))] } });
+      const s = await startSession(lua, 'recursion.lua', {
+        breakpoints: { 'recursion.lua': [line(lineOf('recursion.lua', 'mainTail'))] },
+      });
       await s.ide.nextStop('stopOnBreakpoint');
       await s.ide.connection.request('setBreakPoint', { path: fixture('recursion.lua'), bks: [] });
       const into = await stepAndStop(s, 'stopOnStepIn', 'stopOnStepIn');
@@ -129,9 +159,18 @@ for (const lua of luaInterpreters()) {
       await s.ide.connection.request('pause', {});
       const stop = await s.ide.nextStop('stopOnPause', 5_000);
       const top = topOf(stop.stack);
-      assert.ok([lineOf('loop.lua', 'loop'), lineOf('loop.lua', 'body'), lineOf('loop.lua', 'body') + 1].includes(top.line));
+      assert.ok(
+        [
+          lineOf('loop.lua', 'loop'),
+          lineOf('loop.lua', 'body'),
+          lineOf('loop.lua', 'body') + 1,
+        ].includes(top.line),
+      );
       // End the loop through the REPL and let the program finish.
-      const set = await s.ide.connection.request('runREPLExpression', { Expression: 'running = false', stackId: String(top.index) });
+      const set = await s.ide.connection.request('runREPLExpression', {
+        Expression: 'running = false',
+        stackId: String(top.index),
+      });
       assert.equal(set[0].isSuccess, true);
       await s.ide.connection.request('continue', {});
       const out = await finish(s);

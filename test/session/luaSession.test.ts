@@ -339,6 +339,21 @@ describe('session/LuaSession', () => {
     await rejectsWith(s.start(connector), 'invalid-state');
   });
 
+  it('retries a link that dies before the handshake (a listening game that dropped it)', async () => {
+    const s = session();
+    const dead = new FakeConnection({
+      initSuccess: () => {
+        dead.drop();
+        throw Object.assign(new Error('reset'), { code: 'connection-closed' });
+      },
+    });
+    const good = new FakeConnection(ourRuntime([]));
+    const connector = fakeConnector([dead, good]);
+    await s.start(connector, { connectTimeoutMs: 5_000 });
+    assert.equal(s.state, 'Running');
+    assert.equal(connector.nextConnection.callCount, 2);
+  });
+
   it('lists coroutines as threads and gives each its part of the stack', async () => {
     const s = session();
     const conn = new FakeConnection(ourRuntime(['coroutines', 'functionNames']));

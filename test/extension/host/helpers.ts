@@ -112,13 +112,18 @@ export async function frameLocals(
 export type ToolResult = Record<string, unknown> & { status: string };
 
 /** Calls an MCP tool from a separate Node process (an MCP client outside VS Code). */
-export function mcpCall(url: string, tool: string, args: object = {}): Promise<ToolResult> {
+export function mcpCall(
+  url: string,
+  tool: string,
+  args: object = {},
+  token?: string,
+): Promise<ToolResult> {
   const node = process.env.E2E_NODE ?? 'node';
   const script = path.join(process.env.E2E_ROOT ?? '', 'scripts', 'e2e', 'mcpCall.mjs');
   return new Promise((resolve, reject) => {
     execFile(
       node,
-      [script, url, tool, JSON.stringify(args)],
+      [script, url, tool, JSON.stringify(args), ...(token ? [token] : [])],
       { timeout: 120_000, maxBuffer: 16 * 1024 * 1024 },
       (error, stdout, stderr) => {
         if (error) reject(new Error(`mcpCall ${tool} failed: ${stderr || error.message}`));

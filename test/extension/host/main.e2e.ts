@@ -6,6 +6,8 @@
  */
 import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import * as vscode from 'vscode';
 import type { ExtensionApi } from '../../../src/extension/extension';
 import {
@@ -101,6 +103,23 @@ describe('the extension in a real extension host', () => {
     assert.ok(fs.existsSync(server.command), 'the interpreter path exists');
     assert.ok(fs.existsSync(server.args[0]), 'the bridge copy exists');
     assert.deepEqual(server.args.slice(1), ['--stdio', '--connect', url]);
+
+    // The copied snippet works: a stdio client runs exactly that command and reaches the server.
+    const client = new Client({ name: 'claude-desktop-stand-in', version: '1.0.0' });
+    await client.connect(
+      new StdioClientTransport({
+        command: server.command,
+        args: server.args,
+        env: { ...(process.env as Record<string, string>), ...(server.env ?? {}) },
+        stderr: 'ignore',
+      }),
+    );
+    try {
+      const result = await client.callTool({ name: 'get_debug_state', arguments: {} });
+      assert.equal((result.structuredContent as { status: string }).status, 'success');
+    } finally {
+      await client.close();
+    }
   });
 
   it('copies the drop-in runtime into the workspace', async () => {
@@ -110,6 +129,14 @@ describe('the extension in a real extension host', () => {
     )) as string;
     assert.match(fs.readFileSync(copied, 'utf8'), /LuaPanda/);
     fs.rmSync(copied);
+  });
+
+  it('the doctor writes its report', async () => {
+    const report = (await vscode.commands.executeCommand('luapanda.doctor')) as string;
+    assert.match(report, /^# LuaPanda Doctor/);
+    assert.match(report, /lua5\.4: Lua 5\.4 with luasocket/);
+    assert.match(report, new RegExp(`Running on http://127\\.0\\.0\\.1:${port}/mcp`));
+    await vscode.commands.executeCommand('workbench.action.revertAndCloseActiveEditor');
   });
 
   describe('a Lua program: the human in the UI and an agent over MCP on one session', () => {
@@ -258,24 +285,106 @@ describe('the extension in a real extension host', () => {
   });
 
   describe('an agent waiting on a running program', () => {
-    it('the human interrupts the wait from the status bar item', async () => {
+    it('a waiting agent call returns the stop the human made; the human can end a wait', async () => {
       const seen = recorder.stops.length;
       assert.ok(await vscode.debug.startDebugging(workspaceFolder(), 'Lua: loop'));
       const entry = await recorder.next(seen);
       const session = vscode.debug.activeDebugSession!;
-      const waiting = mcpCall(url, 'continue_debugging', {
-        thread_id: entry.body.threadId,
-        timeout_seconds: 60,
-      });
-      await waitUntil(() => api.monitor.waiting > 0, 20_000, 'the agent to wait');
-      await waitUntil(() => api.statusBar.isWaitingShown, 5_000, 'the waiting status bar item');
-      assert.equal(api.statusBar.waiting.command, 'luapanda.mcp.interruptAgent');
-      const count = await vscode.commands.executeCommand('luapanda.mcp.interruptAgent');
-      assert.equal(count, 1);
-      const result = await waiting;
-      assert.equal(result.status, 'interrupted');
-      await waitUntil(() => !api.statusBar.isWaitingShown, 5_000, 'the waiting item to go');
-      await vscode.debug.stopDebugging(session);
+      const threadId = entry.body.threadId!;
+      try {
+        // The human pauses while the agent waits for the next stop.
+        const waitingForStop = mcpCall(url, 'continue_debugging', {
+          thread_id: threadId,
+          timeout_seconds: 60,
+        });
+        await waitUntil(() => api.monitor.waiting > 0, 20_000, 'the agent to wait');
+        const before = recorder.stops.length;
+        await vscode.commands.executeCommand('workbench.action.debug.pause');
+        const paused = await waitingForStop;
+        assert.equal(paused.status, 'stopped', JSON.stringify(paused));
+        const data = paused.stop_event_data as StopEventData;
+        assert.equal(data.reason, 'pause');
+        await recorder.next(before);
+        assert.equal((await topFrame(session, threadId)).line, data.line);
+
+        // The human ends the agent's next wait from the status bar item.
+        const waiting = mcpCall(url, 'continue_debugging', {
+          thread_id: threadId,
+          timeout_seconds: 60,
+        });
+        await waitUntil(() => api.monitor.waiting > 0, 20_000, 'the agent to wait again');
+        await waitUntil(() => api.statusBar.isWaitingShown, 5_000, 'the waiting status bar item');
+        assert.equal(api.statusBar.waiting.command, 'luapanda.mcp.interruptAgent');
+        const count = await vscode.commands.executeCommand('luapanda.mcp.interruptAgent');
+        assert.equal(count, 1);
+        const result = await waiting;
+        assert.equal(result.status, 'interrupted');
+        await waitUntil(() => !api.statusBar.isWaitingShown, 5_000, 'the waiting item to go');
+      } finally {
+        await vscode.debug.stopDebugging(session);
+      }
+    });
+  });
+
+  describe('the MCP server settings', () => {
+    it('moves to a new port when the port setting changes, and registers with VS Code', async () => {
+      assert.ok(api.registration.registeredWith.includes('vscode.lm'), 'VS Code has an MCP API');
+      const config = vscode.workspace.getConfiguration('luapanda');
+      const other = port + 1;
+      try {
+        await vscode.commands.executeCommand('luapanda.mcp.changePort', other);
+        await waitUntil(
+          () => api.manager.state.kind === 'running' && api.manager.state.port === other,
+          10_000,
+          'the server on the new port',
+        );
+        assert.equal((await fetchHealthJson(other))?.name, 'luapanda-mcp');
+        assert.equal(await fetchHealthJson(port), undefined, 'the old port is free');
+        assert.equal(api.statusBar.server.text, `$(debug-alt) LuaPanda MCP :${other}`);
+      } finally {
+        await config.update('mcp.port', port, vscode.ConfigurationTarget.Global);
+      }
+      await waitUntil(
+        () => api.manager.state.kind === 'running' && api.manager.state.port === port,
+        10_000,
+        'the server back on its port',
+      );
+    });
+  });
+
+  describe('the bearer token', () => {
+    it('once set, clients need it, and the copied configurations carry it', async () => {
+      const config = vscode.workspace.getConfiguration('luapanda');
+      const instance = (): string | undefined =>
+        api.manager.state.kind === 'running' ? api.manager.state.instanceId : undefined;
+      const before = instance();
+      try {
+        await config.update('mcp.token', 'e2e-secret', vscode.ConfigurationTarget.Global);
+        await waitUntil(
+          () => instance() !== undefined && instance() !== before,
+          10_000,
+          'the restart with the token',
+        );
+        await assert.rejects(mcpCall(url, 'get_debug_state'), /401|Unauthorized/);
+        const allowed = await mcpCall(url, 'get_debug_state', {}, 'e2e-secret');
+        assert.equal(allowed.status, 'success');
+        const text = (await vscode.commands.executeCommand(
+          'luapanda.mcp.copyClientConfig',
+          'vscode',
+        )) as string;
+        assert.deepEqual(JSON.parse(text).servers.luapanda.headers, {
+          Authorization: 'Bearer e2e-secret',
+        });
+      } finally {
+        const withToken = instance();
+        await config.update('mcp.token', undefined, vscode.ConfigurationTarget.Global);
+        await waitUntil(
+          () => instance() !== undefined && instance() !== withToken,
+          10_000,
+          'the restart without the token',
+        );
+      }
+      assert.equal((await mcpCall(url, 'get_debug_state')).status, 'success');
     });
   });
 
