@@ -3,8 +3,10 @@
  * one run: call-heavy, loop-heavy and recursive workloads under lua5.4 and luajit (those present),
  * in the cases of issue 3 — attached with no breakpoints; attached with a breakpoint in a function
  * that never runs; attached with a breakpoint in the running function on a line never reached;
- * started with no IDE listening — plus "idle, GC poll": attached, no breakpoints, with the count
- * hook switched off (commands are then noticed only at garbage-collection cycles).
+ * started with no IDE listening — plus "idle, light mode": attached, no breakpoints, with
+ * `pollInstructions = 0` (commands noticed only at garbage-collection cycles) and, under LuaJIT,
+ * `jitOffWhileAttached = false` (the compiler stays on): fast, but a loop that neither allocates
+ * nor leaves its trace cannot be paused.
  * CPU time is measured inside the Lua program (os.clock around the workload only); each cell is
  * the median of several runs divided by the median of plain runs interleaved with them.
  * Run alone: `node out/bench/runtime.js` (after `node scripts/build-lua.mjs && npx tsc -p .`).
@@ -27,7 +29,7 @@ const CASES: { id: Exclude<Case, 'plain'>; label: string }[] = [
   { id: 'bpElsewhere', label: 'bp in fn never run' },
   { id: 'bpSameFunction', label: 'bp in running fn' },
   { id: 'detached', label: 'no IDE' },
-  { id: 'idleGc', label: 'idle, GC poll' },
+  { id: 'idleGc', label: 'idle, light mode' },
 ];
 const WORKLOADS = ['call', 'loop', 'recursive'] as const;
 type Workload = (typeof WORKLOADS)[number];

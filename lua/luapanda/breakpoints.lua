@@ -14,6 +14,8 @@ local count = 0             -- number of breakpoints in total
 local verdicts = setmetatable({}, { __mode = "k" })
 local cFunctions = setmetatable({}, { __mode = "k" })
 M.cFunctions = cFunctions   -- fn -> true for C functions seen by verdict
+local ownFunctions = setmetatable({}, { __mode = "k" })
+M.ownFunctions = ownFunctions -- fn -> true for the runtime's own functions seen by verdict
 local ownSources = {}       -- the runtime's own chunk sources, never debugged
 
 M.generation = 0
@@ -156,7 +158,8 @@ end
 local function compute(fn)
   local info = getinfo(fn, "S")
   if info and info.what == "C" then cFunctions[fn] = true return false end
-  if not info or ownSources[info.source] then return false end
+  if not info then return false end
+  if ownSources[info.source] then ownFunctions[fn] = true return false end
   if count == 0 then return false end
   local entry = byKey[paths.key(info.source)]
   if not entry then return false end

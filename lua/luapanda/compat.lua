@@ -96,9 +96,13 @@ end
 local jitForcedOff = false
 function M.setJitNeeded(off)
   if not M.isJIT then return end
-  if off and not jitForcedOff then
-    jitForcedOff = true
-    pcall(jitLib.off)
+  if off then
+    if not jitForcedOff then
+      jitForcedOff = true
+      pcall(jitLib.off)
+    end
+    -- Flush every time (cheap once the compiler is off): LuaJIT ignores a flush requested from a
+    -- GC finalizer, so one that came from the heartbeat is repeated at the next state change.
     pcall(jitLib.flush)
   elseif not off and jitForcedOff then
     jitForcedOff = false

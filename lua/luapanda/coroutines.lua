@@ -38,7 +38,11 @@ local function adopt(co)
 end
 
 local function resume(co, ...)
-  if type(co) ~= "thread" then return raw.resume(co, ...) end
+  if type(co) ~= "thread" then
+    -- Raise the error as the original would, at the caller's position.
+    local expected = compat.is51 and "coroutine expected" or ("thread expected, got " .. type(co))
+    error("bad argument #1 to 'resume' (" .. expected .. ")", 2)
+  end
   local entry = adopt(co)
   local key, handle = compat.currentThread()
   local record = { key = key, handle = handle }

@@ -15,6 +15,7 @@ local pcall, error = pcall, error -- the originals, before exceptions.lua wraps 
 local sethook, gethook, getinfo = debug.sethook, debug.gethook, debug.getinfo
 local verdict = breakpoints.verdict
 local cFunctions = breakpoints.cFunctions
+local ownFunctions = breakpoints.ownFunctions
 local MAIN = compat.MAIN
 
 local session        -- callbacks: onPoll(hookFn), onSlowLine(line, hookFn), onBreakpoint(bp, line, hookFn)
@@ -42,10 +43,11 @@ function M.pool() return pool end
 -- to check.
 local MASKS = { [0] = "c", [1] = "cr", [2] = "lcr", [3] = "lcr" }
 if compat.isJIT then
-  -- LuaJIT: one global hook for all threads, return events that go missing (fast functions, count
-  -- hooks), and coroutine switches that send no event: while breakpoints exist, every line checks
-  -- its function's verdict (the JIT is off then anyway).
-  MASKS = { [0] = "lcr", [1] = "lcr", [2] = "lcr", [3] = "lcr" }
+  -- LuaJIT drops return events with a count hook and no line hook, and never sends them for fast
+  -- functions (select, pcall, ...): below a function with breakpoints, lines are hooked too and
+  -- each one checks its function's verdict (the JIT is off then anyway). LuaJIT also has one
+  -- global hook for all threads: the coroutine wrappers set the mode for the thread they resume.
+  MASKS = { [0] = "c", [1] = "lcr", [2] = "lcr", [3] = "lcr" }
 end
 
 local isJIT = compat.isJIT
@@ -58,7 +60,7 @@ local function newHook()
   -- Sets this hook's mode; `co` names a thread other than the running one.
   local function apply(m, lines, force, co)
     activeLines = lines or false
-    jitBelow = isJIT
+    jitBelow = isJIT and m ~= 2
     if force or MASKS[m] ~= MASKS[mode] then
       mode = m
       local mask
@@ -72,7 +74,13 @@ local function newHook()
       else
         mask = MASKS[m]
       end
-      if co then sethook(co, hook, mask, pollEvery) else sethook(hook, mask, pollEvery) end
+      if mask == "" and pollEvery == 0 then
+        if co then sethook(co) else sethook() end -- nothing to hook at all
+      elseif co then
+        sethook(co, hook, mask, pollEvery)
+      else
+        sethook(hook, mask, pollEvery)
+      end
     else
       mode = m
     end
@@ -81,11 +89,10 @@ local function newHook()
   local function lineEvent(line)
     if inside then return end
     if guard then
-      guard = false
-      special = slow
       inside = true
-      local ok, dup = pcall(session.isDuplicate, line, hook)
+      local ok, dup, done = pcall(session.isDuplicate, line, hook)
       inside = false
+      if not ok or done then guard = false special = slow end
       if ok and dup then return end
     end
     if slow then
@@ -96,7 +103,7 @@ local function newHook()
     end
     local bp = activeLines and activeLines[line]
     if jitBelow then
-      -- LuaJIT (see MASKS): find out here whether this function holds breakpoints.
+      -- LuaJIT below a breakpoint function (see MASKS): does this function hold breakpoints?
       local lines = verdict(getinfo(3, "f").func)
       activeLines = lines
       bp = lines and lines[line]
@@ -126,8 +133,21 @@ local function newHook()
       inside = false
       return
     end
+    if guard and event == "return" then
+      inside = true
+      local ok, done = pcall(session.guardReturn, hook)
+      inside = false
+      if not ok or done then guard = false special = slow end
+    end
     if not bpMode or slow then return end
     if event == "return" then
+      if isJIT then
+        -- The runtime's own functions (the coroutine wrappers) set the mode for the thread they
+        -- are about to resume; their returns must not undo it.
+        local returning = getinfo(2, "f").func
+        verdict(returning)
+        if ownFunctions[returning] then return end
+      end
       local info = getinfo(3, "f")
       if not info then return end
       local lines = verdict(info.func)
@@ -149,6 +169,7 @@ local function newHook()
     else -- "call" / "tail call"
       local fn = getinfo(2, "f").func
       local lines = verdict(fn)
+      if isJIT and ownFunctions[fn] then return end
       if lines then
         if mode ~= 2 then apply(2, lines) else activeLines = lines end
       elseif mode == 2 and not cFunctions[fn] then
@@ -242,7 +263,7 @@ function M.configure(state)
   bpMode = breakpoints.count() > 0
   slow = state.slow and true or false
   special = slow or guard
-  compat.setJitNeeded(enabled and (bpMode or slow))
+  compat.setJitNeeded(enabled and (bpMode or slow or state.jitOff))
   if not enabled then
     sethook()
     for co in pairs(pool) do

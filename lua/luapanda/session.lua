@@ -30,7 +30,8 @@ S.settings = {
   connectTimeoutSec = 0.05,
   listeningTimeoutSec = 0.5,
   handshakeTimeoutSec = 30,
-  pollInstructions = 100000,   -- count hook period while connected
+  pollInstructions = 100000,   -- count hook period while connected (0: notice commands at GC only)
+  jitOffWhileAttached = true,  -- LuaJIT: compiled loops run no hook, so pause needs the JIT off
   customGetSocketInstance = nil,
 }
 
@@ -99,7 +100,8 @@ local function slowNeeded()
 end
 
 function S.updateHooks()
-  hook.configure({ enabled = S.link ~= nil, pollEvery = S.settings.pollInstructions, slow = slowNeeded() })
+  hook.configure({ enabled = S.link ~= nil, pollEvery = S.settings.pollInstructions, slow = slowNeeded(),
+    jitOff = S.settings.jitOffWhileAttached })
 end
 
 -- Levels --------------------------------------------------------------------------------------
@@ -139,6 +141,8 @@ function S.stop(cmd, base, info)
   local total = stack.levelsFromCaller()
   local depth = total - (base + 1) + 1
   local line = frames[1] and tonumber(frames[1].line)
+  local topFrame = stack.get(2)
+  local topFunc = topFrame and topFrame.func
   S.stepBeforeStop = step
   step, pausePending, entryKey, bpKey = nil, false, nil, nil
   S.stopped = true
@@ -156,7 +160,7 @@ function S.stop(cmd, base, info)
   variables.reset()
   stack.reset()
   if compat.isJIT and line then
-    dupGuard = { key = key, line = line, depth = depth }
+    dupGuard = { key = key, line = line, depth = depth, func = topFunc }
     hook.armGuard()
   end
   S.updateHooks()
@@ -195,14 +199,34 @@ local function breakpointFires(bp, base)
   return true
 end
 
---- LuaJIT repeats the line event of the line we stopped on once execution resumes; the hook
---- asks about the first line event after a stop.
+--- LuaJIT fires the line we stopped on again when execution resumes, and again each time a call
+--- made from that line returns into it. Until the stopped frame moves to another line (or
+--- returns), a line event of that frame on that line is a repeat. Returns isRepeat, guardDone.
 function S.isDuplicate(line, hookFn)
   local g = dupGuard
-  dupGuard = nil
-  if not g or g.line ~= line then return false end
+  if not g then return false, true end
   local base = codeLevel(hookFn)
-  return base ~= nil and g.key == compat.currentThread() and g.depth == depthAt(base)
+  if base == nil then return false, false end
+  local info = getinfo(base, "f")
+  if not info or info.func ~= g.func or g.key ~= compat.currentThread() or g.depth ~= depthAt(base) then
+    return false, false -- another frame: keep watching
+  end
+  if line == g.line then return true, false end
+  dupGuard = nil
+  return false, true
+end
+
+--- A return event while the guard is armed: the stopped frame returning ends the guard.
+function S.guardReturn(hookFn)
+  local g = dupGuard
+  if not g then return true end
+  local base = codeLevel(hookFn)
+  local info = base and getinfo(base, "f")
+  if info and info.func == g.func and g.key == compat.currentThread() and g.depth == depthAt(base) then
+    dupGuard = nil
+    return true
+  end
+  return false
 end
 
 -- Called by the hook on a line that holds a breakpoint (fast path).

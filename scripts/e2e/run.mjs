@@ -6,8 +6,9 @@
 //     extension host, same port) runs the multi-window suite; the runner checks that window 2
 //     handed over, closes window 3 and checks that window 2 takes over again;
 //  4. UI smoke test: a second code-server with the VSIX installed, driven with headless Chromium —
-//     screenshots of the status bar, the panel and a Lua session an outside agent stopped, saved
-//     under .test-artifacts/e2e/.
+//     an outside agent stops a Lua program, the human steps with F10, a click on "Agent waiting…"
+//     interrupts the agent, a second window shows who serves; screenshots of each (status bar,
+//     panel, stopped session…) are saved under .test-artifacts/e2e/.
 // Flags: --no-build (use the current dist/ and out/), --keep (leave the temp folder),
 // --host-only / --ui-only (one part).
 import { spawnSync } from 'node:child_process';
@@ -135,6 +136,15 @@ async function extensionHostTests(tools, temp, mcpPort) {
       one.code === 0 && main?.failures.length === 0,
       `main suite: ${summaryText(main, one.code)}`,
     );
+    const logged = channelLogs(server.userDataDir).some((log) =>
+      /\[agent\] step_execution \{"thread_id":\d+,"step_type":"over"\} → stopped \(\d+ ms\)/.test(
+        log.text,
+      ),
+    );
+    check(
+      logged,
+      "the LuaPanda MCP output channel logged the agent's calls (tool, arguments, status, duration)",
+    );
     await one.page.close();
 
     step('window 2 serves the port (an ordinary window: the extension, no tests)');
@@ -232,10 +242,63 @@ async function uiSmokeTest(tools, temp) {
     await page.locator('.debug-toolbar').waitFor({ state: 'visible', timeout: 20_000 });
     await page.locator('.debug-top-stack-frame-line').first().waitFor({ timeout: 20_000 });
     check(true, 'VS Code shows the stopped Lua session (debug toolbar, current line)');
-    await page.waitForTimeout(1000);
+    // Open the Locals scope so the screenshot shows the agent's stop with its variables.
+    await page.locator('.monaco-list-row', { hasText: 'Locals' }).first().click();
+    await page
+      .locator('.monaco-list-row', { hasText: /^a\s*[:=]?\s*0/ })
+      .first()
+      .waitFor({ timeout: 10_000 })
+      .catch(() => undefined);
+    await page.waitForTimeout(500);
     await page.screenshot({ path: join(artifacts, 'lua-stopped.png') });
+
+    // The human steps with F10 in the browser; the agent's next call sees the new line.
+    await page.locator('.monaco-editor .view-lines').first().click();
+    await page.keyboard.press('F10');
+    const moved = await waitFor(
+      async () => {
+        const state = await callTool(url, 'get_debug_state');
+        return state.stop_event_data?.line === line + 1 ? state : undefined;
+      },
+      { timeoutMs: 15_000, intervalMs: 500, what: 'the agent to see the step' },
+    ).catch(() => undefined);
+    check(
+      moved !== undefined,
+      `the human pressed F10 in the browser; the agent sees line ${line + 1}`,
+    );
+    await page.waitForTimeout(500);
+    await page.screenshot({ path: join(artifacts, 'lua-stepped-by-human.png') });
     const stop = await callTool(url, 'stop_debugging');
     check(stop.status === 'success', 'the agent stopped the session');
+
+    // An agent waits on a running program: the status bar says so; a click ends the wait.
+    const entry = await callTool(url, 'start_debugging', { configuration_name: 'Lua: loop' });
+    const waiting = callTool(url, 'continue_debugging', {
+      thread_id: entry.stop_event_data?.thread_id,
+      timeout_seconds: 60,
+    });
+    const waitingItem = page.locator('.statusbar-item', { hasText: 'Agent waiting' });
+    await waitingItem.waitFor({ timeout: 20_000 });
+    await page.screenshot({ path: join(artifacts, 'agent-waiting.png') });
+    await waitingItem.click();
+    const interrupted = await waiting;
+    check(
+      interrupted.status === 'interrupted',
+      'a click on "Agent waiting…" in the status bar interrupted the agent',
+    );
+    await callTool(url, 'stop_debugging');
+
+    // A second window on the same port shows who serves.
+    const second = await browser.newPage({ viewport: { width: 1400, height: 850 } });
+    const otherFolder = newWorkspace(temp, 'ui-smoke-second');
+    await second.goto(`${server.url}/?folder=${encodeURIComponent(otherFolder)}`);
+    const other = second.locator('.statusbar-item', { hasText: 'LuaPanda MCP: other window' });
+    await other.waitFor({ timeout: 60_000 });
+    check(true, 'a second window shows "LuaPanda MCP: other window"');
+    await other.hover();
+    await second.waitForTimeout(1500);
+    await second.screenshot({ path: join(artifacts, 'second-window.png') });
+    await second.close();
   } catch (e) {
     await page.screenshot({ path: join(artifacts, 'failure.png') }).catch(() => undefined);
     check(false, `UI smoke test: ${e.message}`);
@@ -276,7 +339,7 @@ async function main() {
     step('building the extension and the VSIX');
     run('npm', ['run', 'package']);
   }
-  rmSync(artifacts, { recursive: true, force: true });
+  if (!args.has('--host-only')) rmSync(artifacts, { recursive: true, force: true });
   mkdirSync(artifacts, { recursive: true });
   const temp = mkdtempSync(join(tmpdir(), 'luapanda-e2e-'));
   try {

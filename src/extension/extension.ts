@@ -253,7 +253,7 @@ export function activate(context: vscode.ExtensionContext): ExtensionApi {
     const folder = vscode.workspace.workspaceFolders?.[0]?.uri.fsPath;
     const breakpoints = channel.breakpoints
       .list()
-      .filter((b) => /\.lua$/i.test(b.filePath) || b.filePath.endsWith('.txt'))
+      .filter((b) => /\.(lua|txt|bytes)$/i.test(b.filePath))
       .map((b) => ({
         file: folder ? path.relative(folder, b.filePath) : b.filePath,
         line: b.line,

@@ -142,7 +142,7 @@ export class LuaSession extends EventEmitter<LuaSessionEvents> {
   }
 
   // ---------------------------------------------------------------------------------------------
-  // Configuration: allowed in every state but Terminated; sent at once when connected.
+  // Configuration: allowed in every state; sent to the Lua side at once when connected.
 
   /** Replaces the breakpoints of one file; resolves with them once the Lua side has answered. */
   async setBreakpoints(path: string, specs: readonly BreakpointSpec[]): Promise<Breakpoint[]> {

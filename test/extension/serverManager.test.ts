@@ -204,6 +204,23 @@ describe('extension: MCP server manager (several windows on one port)', () => {
     assert.equal(one.interrupts.length, 1);
   });
 
+  it('turning auto-start off leaves a running server alone; a token change restarts it', async () => {
+    const one = openWindow('/work/one');
+    const first = await one.manager.initialize();
+    one.settings.autoStart = false;
+    assert.equal(await one.manager.settingsChanged(), first, 'same server, no restart');
+    assert.deepEqual(one.interrupts, []);
+    one.settings.token = 'secret';
+    const second = await one.manager.settingsChanged();
+    assert.equal(second.kind, 'running');
+    assert.notEqual(
+      second.kind === 'running' && second.instanceId,
+      first.kind === 'running' && first.instanceId,
+    );
+    const refused = await fetch(`http://127.0.0.1:${port}/mcp`, { method: 'POST', body: '{}' });
+    assert.equal(refused.status, 401);
+  });
+
   it('does not take the port from a LuaPanda server that is no window of this user', async () => {
     const headless = await startHttpServer({
       createServer: () => backend.createServer(),

@@ -98,6 +98,12 @@ function statusBarItem(_id: string, alignment: number, priority?: number): FakeS
 }
 
 const settings = new Map<string, unknown>();
+export const sessionTerminated = new EventEmitter<unknown>();
+/** The tracker factories registered with `debug.registerDebugAdapterTrackerFactory`. */
+export const trackerFactories: {
+  type: string;
+  factory: { createDebugAdapterTracker(session: unknown): unknown };
+}[] = [];
 const breakpointsChanged = new EventEmitter<{
   added: SourceBreakpoint[];
   removed: SourceBreakpoint[];
@@ -120,6 +126,7 @@ export const vscode = {
     createStatusBarItem: sinon.stub().callsFake(statusBarItem),
   },
   workspace: {
+    workspaceFolders: undefined as { uri: Uri }[] | undefined,
     getConfiguration: sinon.stub().callsFake((section: string) => ({
       get: <T>(key: string, fallback: T): T =>
         settings.has(`${section}.${key}`) ? (settings.get(`${section}.${key}`) as T) : fallback,
@@ -128,6 +135,16 @@ export const vscode = {
   },
   debug: {
     activeDebugSession: undefined as { id: string } | undefined,
+    registerDebugAdapterTrackerFactory: sinon
+      .stub()
+      .callsFake((type: string, factory: (typeof trackerFactories)[number]['factory']) => {
+        const entry = { type, factory };
+        trackerFactories.push(entry);
+        return { dispose: () => void trackerFactories.splice(trackerFactories.indexOf(entry), 1) };
+      }),
+    onDidTerminateDebugSession: sessionTerminated.event,
+    startDebugging: sinon.stub(),
+    stopDebugging: sinon.stub(),
     breakpoints: [] as SourceBreakpoint[],
     onDidChangeBreakpoints: breakpointsChanged.event,
     addBreakpoints: sinon.stub().callsFake((added: SourceBreakpoint[]) => {
@@ -150,6 +167,9 @@ export function resetVscode(): void {
   settings.clear();
   vscode.debug.activeDebugSession = undefined;
   vscode.debug.breakpoints = [];
+  vscode.workspace.workspaceFolders = undefined;
+  vscode.debug.startDebugging.reset();
+  vscode.debug.stopDebugging.reset();
   for (const group of [vscode.window, vscode.debug]) {
     for (const value of Object.values(group)) {
       if (typeof value === 'function' && 'resetHistory' in value)

@@ -48,6 +48,13 @@ for (const lua of luaInterpreters()) {
       assert.match(out, /connected\tfalse\tleaked\tLuaPanda\ttrue\ttrue/);
     });
 
+    it('uses customGetSocketInstance; disconnect() and stopAttach() leave the program unhooked', async () => {
+      const s = await startSession(lua, 'custom_socket.lua');
+      await s.ide.waitForClose();
+      const out = await finish(s);
+      assert.match(out, /custom\ttrue\ttrue\tfalse\ttrue/);
+    });
+
     it('startServer: the IDE connects to the program', async () => {
       const port = await freePort();
       const proc = spawnLua(lua, fixture('api.lua'), {

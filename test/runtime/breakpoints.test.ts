@@ -57,6 +57,25 @@ for (const lua of luaInterpreters()) {
       });
     }
 
+    it('stops once per execution of a line that makes a call (LuaJIT fires such lines twice)', async () => {
+      const s = await startSession(lua, 'basic.lua', {
+        breakpoints: { 'basic.lua': [{ type: 2, line: lineOf('basic.lua', 'accCall') }] },
+      });
+      const seen: string[] = [];
+      for (let i = 0; i < 5; i++) {
+        const stop = await s.ide.nextStop('stopOnBreakpoint');
+        const locals = await s.ide.connection.request('getVariable', {
+          varRef: '10000',
+          stackId: String(topOf(stop.stack).index),
+        });
+        seen.push(locals.find((v) => v.name === 'i')?.value ?? '?');
+        await s.ide.connection.request('continue', {});
+      }
+      await finish(s);
+      assert.deepEqual(seen, ['1', '2', '3', '4', '5']);
+      assert.equal(s.ide.notifications.filter((n) => n.kind === 'stop').length, 5);
+    });
+
     it('prints logpoints with {expr} interpolation and never stops there', async () => {
       const s = await startSession(lua, 'basic.lua', {
         breakpoints: {
@@ -127,8 +146,28 @@ for (const lua of luaInterpreters()) {
       assert.match(out, /hot done\t1000000/);
     });
 
+    it('light idle mode: no hook while idle, yet a breakpoint sent while running arrives at a GC cycle', async () => {
+      // A JIT-compiled loop never reaches a hook, and LuaJIT cannot flush traces from inside a GC
+      // finalizer, so under LuaJIT this mode needs the compiler off while attached.
+      const s = await startSession(lua, 'gcpoll.lua', { args: lua.isLuaJIT ? ['jitoff'] : [] });
+      await new Promise((r) => setTimeout(r, 100));
+      await s.ide.connection.request('setBreakPoint', {
+        path: fixture('gcpoll.lua'),
+        bks: [{ type: 2, line: lineOf('gcpoll.lua', 'tick') }],
+      });
+      const stop = await s.ide.nextStop('stopOnBreakpoint', 5_000);
+      assert.equal(topOf(stop.stack).line, lineOf('gcpoll.lua', 'tick'));
+      await s.ide.connection.request('setBreakPoint', { path: fixture('gcpoll.lua'), bks: [] });
+      await s.ide.connection.request('runREPLExpression', {
+        Expression: 'finished = true',
+        stackId: String(topOf(stop.stack).index),
+      });
+      await s.ide.connection.request('continue', {});
+      assert.match(await finish(s), /gcpoll done\ttrue\ttrue/);
+    });
+
     it('receives a breakpoint while a loop without calls runs, and stops in it', async () => {
-      const s = await startSession(lua, 'loop.lua', { args: lua.isLuaJIT ? ['nojit'] : [] });
+      const s = await startSession(lua, 'loop.lua', {});
       await new Promise((r) => setTimeout(r, 150));
       await s.ide.connection.request('setBreakPoint', {
         path: fixture('loop.lua'),

@@ -54,6 +54,24 @@ for (const lua of luaInterpreters()) {
       assert.equal(s.ide.notifications.filter((n) => n.kind === 'stop').length, 1);
     });
 
+    it('matches breakpoints by full path when autoPathMode is off', async () => {
+      const s = await startSession(lua, 'basic.lua', {
+        settings: { autoPathMode: false },
+        breakpoints: { 'basic.lua': [line(lineOf('basic.lua', 'add'))] },
+      });
+      const stop = await s.ide.nextStop('stopOnBreakpoint');
+      assert.equal(topOf(stop.stack).file, fixture('basic.lua').toLowerCase());
+      await s.ide.connection.request('setBreakPoint', { path: fixture('basic.lua'), bks: [] });
+      // a breakpoint for a file of the same name elsewhere does not fire here
+      await s.ide.connection.request('setBreakPoint', {
+        path: '/elsewhere/basic.lua',
+        bks: [line(lineOf('basic.lua', 'add'))],
+      });
+      await s.ide.connection.request('continue', {});
+      await finish(s);
+      assert.equal(s.ide.notifications.filter((n) => n.kind === 'stop').length, 1);
+    });
+
     it('lists locals, upvalues, globals and table children with metatables', async () => {
       const s = await startSession(lua, 'basic.lua', {
         breakpoints: { 'basic.lua': [line(lineOf('basic.lua', 'accNext'))] },

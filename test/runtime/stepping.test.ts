@@ -154,7 +154,7 @@ for (const lua of luaInterpreters()) {
 
     it('pauses a tight loop without calls within a bounded time, and resumes it', async function () {
       // A JIT-compiled LuaJIT loop runs no hook at all, so under LuaJIT the loop runs interpreted.
-      const s = await startSession(lua, 'loop.lua', { args: lua.isLuaJIT ? ['nojit'] : [] });
+      const s = await startSession(lua, 'loop.lua', {});
       await new Promise((r) => setTimeout(r, 200));
       await s.ide.connection.request('pause', {});
       const stop = await s.ide.nextStop('stopOnPause', 5_000);

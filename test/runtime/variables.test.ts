@@ -202,9 +202,20 @@ for (const lua of luaInterpreters()) {
         loopingKids.map((v) => v.name),
         ['_Metatable_'],
       );
+      const ud = get('ud');
+      assert.equal(ud.type, 'userdata');
+      assert.match(ud.value, /^file \(/);
+      const udKids = await c.request('getVariable', {
+        varRef: String(ud.variablesReference),
+        stackId: 'NaN',
+      });
+      assert.deepEqual(
+        udKids.map((v) => v.name),
+        ['_Metatable_'],
+      );
       await c.request('continue', {});
       const out = await finish(s);
-      assert.match(out, /values done\t100000\ttrue\ttrue\ttrue\ttrue/);
+      assert.match(out, /values done\t100000\ttrue\ttrue\ttrue\ttrue\ttrue/);
     });
   });
 }
