@@ -17,7 +17,10 @@ const luaDir = path.join(root, 'lua');
 const moduleDir = path.join(luaDir, 'luapanda');
 const entryFile = path.join(luaDir, 'LuaPanda.lua');
 const outIndex = process.argv.indexOf('--out');
-const outFile = outIndex > 0 ? path.resolve(process.argv[outIndex + 1]) : path.join(root, 'dist', 'lua', 'LuaPanda.lua');
+const outFile =
+  outIndex > 0
+    ? path.resolve(process.argv[outIndex + 1])
+    : path.join(root, 'dist', 'lua', 'LuaPanda.lua');
 
 function fail(message) {
   console.error(`build-lua: ${message}`);
@@ -40,7 +43,10 @@ const requirePattern = /require\s*\(?\s*["'](luapanda\.[A-Za-z0-9_.]+)["']/g;
 const entrySource = readFileSync(entryFile, 'utf8');
 for (const [name, source] of [['LuaPanda', entrySource], ...modules]) {
   for (const match of source.matchAll(requirePattern)) {
-    if (!modules.has(match[1])) fail(`${name} requires ${match[1]}, but lua/${match[1].replace('.', '/')}.lua does not exist`);
+    if (!modules.has(match[1]))
+      fail(
+        `${name} requires ${match[1]}, but lua/${match[1].replace('.', '/')}.lua does not exist`,
+      );
   }
 }
 
@@ -49,8 +55,12 @@ function stripShebang(source) {
 }
 
 const parts = [];
-parts.push('-- LuaPanda.lua: the LuaPanda MCP Debugger runtime, bundled from lua/ by scripts/build-lua.mjs.');
-parts.push('-- Drop this one file into your game and call require("LuaPanda").start("127.0.0.1", 8818).');
+parts.push(
+  '-- LuaPanda.lua: the LuaPanda MCP Debugger runtime, bundled from lua/ by scripts/build-lua.mjs.',
+);
+parts.push(
+  '-- Drop this one file into your game and call require("LuaPanda").start("127.0.0.1", 8818).',
+);
 parts.push('-- Generated file: edit the modules under lua/ and rebuild instead of editing this.');
 parts.push('local __lp_loaders, __lp_loaded, __lp_global_require = {}, {}, require');
 parts.push('local function __lp_require(name)');
@@ -58,7 +68,9 @@ parts.push('  local cached = __lp_loaded[name]');
 parts.push('  if cached ~= nil then return cached end');
 parts.push('  local loader = __lp_loaders[name]');
 parts.push('  if not loader then');
-parts.push('    if string.sub(tostring(name), 1, 9) == "luapanda." then error("LuaPanda bundle: unknown module " .. tostring(name), 2) end');
+parts.push(
+  '    if string.sub(tostring(name), 1, 9) == "luapanda." then error("LuaPanda bundle: unknown module " .. tostring(name), 2) end',
+);
 parts.push('    return __lp_global_require(name)');
 parts.push('  end');
 parts.push('  local value = loader(name)');
@@ -80,4 +92,6 @@ const output = parts.join('\n') + '\n';
 
 mkdirSync(path.dirname(outFile), { recursive: true });
 writeFileSync(outFile, output);
-console.log(`build-lua: wrote ${path.relative(root, outFile)} (${modules.size} modules, ${output.length} bytes)`);
+console.log(
+  `build-lua: wrote ${path.relative(root, outFile)} (${modules.size} modules, ${output.length} bytes)`,
+);
