@@ -7,17 +7,11 @@
  * to the child that last stopped.
  */
 import { randomUUID } from 'node:crypto';
-import { EventEmitter } from 'node:events';
 import type { DebugProtocol } from '@vscode/debugprotocol';
 import * as vscode from 'vscode';
-import {
-  DebugChannel,
-  DebugEventListener,
-  DebugSessionPort,
-  Disposable,
-  LaunchConfiguration,
-} from '../mcp/channel';
+import { DebugChannel, DebugSessionPort, LaunchConfiguration } from '../mcp/channel';
 import { VscodeBreakpoints } from './vscodeBreakpoints';
+import { ChannelEventSource } from '../mcp/channelEvents';
 
 /** Marks the configurations the channel starts, so it can find the session VS Code creates. */
 const START_MARKER = '__luapandaMcpStart';
@@ -69,15 +63,11 @@ class VscodeSessionPort implements DebugSessionPort {
   }
 }
 
-interface ChannelEvents {
-  event: [DebugSessionPort, DebugProtocol.Event];
-  started: [DebugSessionPort];
-  ended: [DebugSessionPort];
-}
-
-export class VscodeDebugChannel implements DebugChannel, vscode.Disposable {
+export class VscodeDebugChannel
+  extends ChannelEventSource
+  implements DebugChannel, vscode.Disposable
+{
   readonly breakpoints: VscodeBreakpoints;
-  private readonly emitter = new EventEmitter<ChannelEvents>();
   /** Root sessions by VS Code session id. */
   private readonly roots = new Map<string, VscodeSessionPort>();
   /** Every known session id (roots and children) → its root port. */
@@ -87,6 +77,7 @@ export class VscodeDebugChannel implements DebugChannel, vscode.Disposable {
   private readonly subscriptions: vscode.Disposable[] = [];
 
   constructor() {
+    super();
     this.breakpoints = new VscodeBreakpoints((sessionId) => this.familyOf(sessionId));
     this.subscriptions.push(
       this.breakpoints,
@@ -163,21 +154,6 @@ export class VscodeDebugChannel implements DebugChannel, vscode.Disposable {
 
   sessions(): DebugSessionPort[] {
     return [...this.roots.values()].filter((r) => !r.ended);
-  }
-
-  onEvent(listener: DebugEventListener): Disposable {
-    this.emitter.on('event', listener);
-    return { dispose: () => this.emitter.off('event', listener) };
-  }
-
-  onSessionStarted(listener: (session: DebugSessionPort) => void): Disposable {
-    this.emitter.on('started', listener);
-    return { dispose: () => this.emitter.off('started', listener) };
-  }
-
-  onSessionEnded(listener: (session: DebugSessionPort) => void): Disposable {
-    this.emitter.on('ended', listener);
-    return { dispose: () => this.emitter.off('ended', listener) };
   }
 
   dispose(): void {

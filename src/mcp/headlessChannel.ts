@@ -3,18 +3,12 @@
  * driven over in-memory DAP, with the start-up sequence VS Code performs (initialize, launch or
  * attach, the `initialized` event, breakpoints, exception filters, configurationDone).
  */
-import { EventEmitter } from 'node:events';
 import type { DebugProtocol } from '@vscode/debugprotocol';
-import {
-  DebugChannel,
-  DebugEventListener,
-  DebugSessionPort,
-  Disposable,
-  LaunchConfiguration,
-} from './channel';
+import { DebugChannel, DebugSessionPort, LaunchConfiguration } from './channel';
 import { DapClient, DapEndpoint } from './dapClient';
 import { HeadlessBreakpoints } from './headlessBreakpoints';
 import { resolveVariables } from './launchConfig';
+import { ChannelEventSource } from './channelEvents';
 
 export interface HeadlessChannelOptions {
   workspaceFolder: string;
@@ -43,19 +37,14 @@ class HeadlessSession implements DebugSessionPort {
   }
 }
 
-interface ChannelEvents {
-  event: [DebugSessionPort, DebugProtocol.Event];
-  started: [DebugSessionPort];
-  ended: [DebugSessionPort];
-}
-
-export class HeadlessChannel implements DebugChannel {
+export class HeadlessChannel extends ChannelEventSource implements DebugChannel {
   readonly breakpoints = new HeadlessBreakpoints();
-  private readonly emitter = new EventEmitter<ChannelEvents>();
   private readonly live = new Map<string, HeadlessSession>();
   private counter = 0;
 
-  constructor(private readonly options: HeadlessChannelOptions) {}
+  constructor(private readonly options: HeadlessChannelOptions) {
+    super();
+  }
 
   workspaceFolders(): string[] {
     return [this.options.workspaceFolder];
@@ -149,21 +138,6 @@ export class HeadlessChannel implements DebugChannel {
 
   sessions(): DebugSessionPort[] {
     return [...this.live.values()];
-  }
-
-  onEvent(listener: DebugEventListener): Disposable {
-    this.emitter.on('event', listener);
-    return { dispose: () => this.emitter.off('event', listener) };
-  }
-
-  onSessionStarted(listener: (session: DebugSessionPort) => void): Disposable {
-    this.emitter.on('started', listener);
-    return { dispose: () => this.emitter.off('started', listener) };
-  }
-
-  onSessionEnded(listener: (session: DebugSessionPort) => void): Disposable {
-    this.emitter.on('ended', listener);
-    return { dispose: () => this.emitter.off('ended', listener) };
   }
 
   /** Ends every session; used when the server shuts down. */

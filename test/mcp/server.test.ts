@@ -5,36 +5,18 @@
  */
 import * as assert from 'node:assert/strict';
 import { promises as fs } from 'node:fs';
-import * as os from 'node:os';
 import * as path from 'node:path';
+import { parse as parseJsonc } from 'jsonc-parser';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { HeadlessBackend, createHeadlessBackend } from '../../src/cli/headlessBackend';
-import { HttpServerHandle, startHttpServer } from '../../src/mcp/transport/http';
+import { startHttpServer } from '../../src/mcp/transport/http';
+import { HeadlessFixture, callTool, makeWorkspace } from './headlessFixture';
 import { luaInterpreters } from '../harness/interpreters';
 import { REPO_ROOT, spawnLua } from '../harness/luaProcess';
 
 const GOLDEN = path.join(REPO_ROOT, 'test', 'mcp', 'golden', 'tools.json');
 const RUNTIME_DIR = path.join(REPO_ROOT, 'dist', 'lua');
 const lua = luaInterpreters().find((i) => i.command === 'lua5.4') ?? luaInterpreters()[0];
-
-type Result = Record<string, unknown> & { status: string; message?: string };
-
-async function workspaceWith(
-  files: Record<string, string>,
-  configurations: object[],
-): Promise<string> {
-  const folder = await fs.mkdtemp(path.join(os.tmpdir(), 'luapanda-mcp-server-'));
-  for (const [name, text] of Object.entries(files))
-    await fs.writeFile(path.join(folder, name), text);
-  await fs.mkdir(path.join(folder, '.vscode'));
-  await fs.writeFile(
-    path.join(folder, '.vscode', 'launch.json'),
-    JSON.stringify({ configurations }, null, 2),
-  );
-  return folder;
-}
 
 const PRINTER = 'for i = 1, 3 do print("line " .. i) end\n';
 const ATTACHED_GAME = `-- connects to the IDE, then hits a hard breakpoint
@@ -48,34 +30,18 @@ print("score", score)
 
 describe('MCP server', function () {
   this.timeout(60_000);
+  let fixture: HeadlessFixture;
   let workspace: string;
-  let backend: HeadlessBackend;
-  let http: HttpServerHandle;
-  const clients: Client[] = [];
-
-  async function connect(): Promise<Client> {
-    const client = new Client({ name: 'server-test', version: '1.0.0' });
-    await client.connect(new StreamableHTTPClientTransport(new URL(http.url)));
-    await client.listTools();
-    clients.push(client);
-    return client;
-  }
-
-  async function call(
+  const connect = () => fixture.connect();
+  const call = (
     client: Client,
     name: string,
     args: Record<string, unknown> = {},
     onprogress?: (p: { message?: string }) => void,
-  ) {
-    const response = await client.callTool({ name, arguments: args }, undefined, {
-      onprogress,
-      timeout: 50_000,
-    });
-    return response.structuredContent as Result;
-  }
+  ) => callTool(client, name, args, { onprogress });
 
   beforeEach(async () => {
-    workspace = await workspaceWith({ 'printer.lua': PRINTER, 'attached.lua': ATTACHED_GAME }, [
+    workspace = await makeWorkspace({ 'printer.lua': PRINTER, 'attached.lua': ATTACHED_GAME }, [
       {
         type: 'luapanda',
         request: 'launch',
@@ -91,20 +57,10 @@ describe('MCP server', function () {
         program: '${workspaceFolder}/x.js',
       },
     ]);
-    backend = createHeadlessBackend({ workspaceFolder: workspace });
-    http = await startHttpServer({
-      createServer: () => backend.createServer(),
-      port: 0,
-      workspace,
-    });
+    fixture = await HeadlessFixture.start(workspace);
   });
 
-  afterEach(async () => {
-    for (const client of clients.splice(0)) await client.close().catch(() => undefined);
-    await backend.dispose();
-    await http.close();
-    await fs.rm(workspace, { recursive: true, force: true });
-  });
+  afterEach(() => fixture.close());
 
   it('lists its tools, schemas and annotations exactly as the golden file says', async () => {
     const client = await connect();
@@ -167,14 +123,14 @@ describe('MCP server', function () {
   it('attaches to a game that connects later, reporting progress while it waits', async () => {
     // A fixed free port for the attach configuration: ask the OS for one.
     const probe = await startHttpServer({
-      createServer: () => backend.createServer(),
+      createServer: () => fixture.backend.createServer(),
       port: 0,
       ipv6: false,
     });
     const port = probe.port;
     await probe.close();
     const launchJson = path.join(workspace, '.vscode', 'launch.json');
-    const config = JSON.parse(await fs.readFile(launchJson, 'utf8'));
+    const config = parseJsonc(await fs.readFile(launchJson, 'utf8'));
     config.configurations[1].connectionPort = port;
     await fs.writeFile(launchJson, JSON.stringify(config));
 
@@ -244,15 +200,13 @@ describe('MCP server', function () {
     });
     const client = new Client({ name: 'stdio-test', version: '1.0.0' });
     await client.connect(transport);
-    clients.push(client);
-    const { tools } = await client.listTools();
-    assert.equal(tools.length, 15);
-    const result = (
-      await client.callTool({
-        name: 'start_debugging',
-        arguments: { configuration_name: 'printer' },
-      })
-    ).structuredContent as Result;
-    assert.equal(result.status, 'completed', JSON.stringify(result));
+    try {
+      const { tools } = await client.listTools();
+      assert.equal(tools.length, 15);
+      const result = await call(client, 'start_debugging', { configuration_name: 'printer' });
+      assert.equal(result.status, 'completed', JSON.stringify(result));
+    } finally {
+      await client.close();
+    }
   });
 });

@@ -6,18 +6,15 @@
  */
 import * as assert from 'node:assert/strict';
 import { promises as fs } from 'node:fs';
-import * as os from 'node:os';
 import * as path from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { HeadlessBackend, createHeadlessBackend } from '../../src/cli/headlessBackend';
-import { HttpServerHandle, startHttpServer } from '../../src/mcp/transport/http';
+import { HeadlessFixture, ToolCallResult, callTool, makeWorkspace } from './headlessFixture';
 import { LuaInterpreter, luaInterpreters } from '../harness/interpreters';
 import { REPO_ROOT } from '../harness/luaProcess';
 
 const FIXTURES = path.join(REPO_ROOT, 'test', 'fixtures', 'mcp-workspace');
 
-type Result = Record<string, unknown> & { status: string; message?: string };
+type Result = ToolCallResult;
 interface StopData {
   reason: string;
   thread_id: number;
@@ -36,11 +33,11 @@ interface StopData {
 }
 
 /** A workspace folder with the fixtures and a launch.json for `lua`. */
-async function makeWorkspace(lua: LuaInterpreter): Promise<string> {
-  const folder = await fs.mkdtemp(path.join(os.tmpdir(), 'luapanda-mcp-'));
-  for (const file of await fs.readdir(FIXTURES))
-    await fs.copyFile(path.join(FIXTURES, file), path.join(folder, file));
-  await fs.mkdir(path.join(folder, '.vscode'));
+async function workspaceFor(lua: LuaInterpreter): Promise<string> {
+  const files: Record<string, string> = {};
+  for (const file of await fs.readdir(FIXTURES)) {
+    files[file] = await fs.readFile(path.join(FIXTURES, file), 'utf8');
+  }
   const launch = (name: string, program: string, extra: object = {}) => ({
     type: 'luapanda',
     request: 'launch',
@@ -50,56 +47,26 @@ async function makeWorkspace(lua: LuaInterpreter): Promise<string> {
     luaPath: lua.command,
     ...extra,
   });
-  const configurations = [
+  return makeWorkspace(files, [
     launch('game', 'game.lua'),
     launch('game (stop on entry)', 'game.lua', { stopOnEntry: true }),
     launch('forever', 'forever.lua'),
     launch('broken', 'broken.lua'),
     launch('missing program', 'no-such-file.lua'),
-  ];
-  await fs.writeFile(
-    path.join(folder, '.vscode', 'launch.json'),
-    `// written by the MCP tests\n${JSON.stringify({ version: '0.2.0', configurations }, null, 2)}\n`,
-  );
-  return folder;
+  ]);
 }
 
 for (const lua of luaInterpreters()) {
   describe(`MCP tools with ${lua.command}`, function () {
     this.timeout(60_000);
-    let workspace: string;
-    let backend: HeadlessBackend;
-    let http: HttpServerHandle;
-    const clients: Client[] = [];
-
-    async function connect(): Promise<Client> {
-      const client = new Client({ name: 'workflow-test', version: '1.0.0' });
-      await client.connect(new StreamableHTTPClientTransport(new URL(http.url)));
-      await client.listTools(); // lets the client validate results against the output schemas
-      clients.push(client);
-      return client;
-    }
-
-    async function call(
+    let fixture: HeadlessFixture;
+    const connect = () => fixture.connect();
+    const call = (
       client: Client,
       name: string,
       args: Record<string, unknown> = {},
       signal?: AbortSignal,
-    ): Promise<Result> {
-      const response = await client.callTool({ name, arguments: args }, undefined, {
-        signal,
-        timeout: 50_000,
-      });
-      const result = response.structuredContent as Result;
-      assert.ok(result, `${name} returned no structured content`);
-      const text = (response.content as { type: string; text: string }[])[0];
-      assert.deepEqual(
-        JSON.parse(text.text),
-        result,
-        'text content mirrors the structured content',
-      );
-      return result;
-    }
+    ) => callTool(client, name, args, { signal });
 
     function stopOf(result: Result): StopData {
       assert.equal(
@@ -111,25 +78,10 @@ for (const lua of luaInterpreters()) {
     }
 
     beforeEach(async () => {
-      workspace = await makeWorkspace(lua);
-      backend = createHeadlessBackend({ workspaceFolder: workspace });
-      if (process.env.MCP_TEST_TRACE)
-        backend.channel.onEvent((_s, e) =>
-          console.log('EVENT', e.event, JSON.stringify(e.body ?? {}).slice(0, 300)),
-        );
-      http = await startHttpServer({
-        createServer: () => backend.createServer(),
-        port: 0,
-        workspace,
-      });
+      fixture = await HeadlessFixture.start(await workspaceFor(lua));
     });
 
-    afterEach(async () => {
-      for (const client of clients.splice(0)) await client.close().catch(() => undefined);
-      await backend.dispose();
-      await http.close();
-      await fs.rm(workspace, { recursive: true, force: true });
-    });
+    afterEach(() => fixture.close());
 
     it('runs the golden path: configurations, breakpoint, start, inspect, step, continue, output', async () => {
       const client = await connect();
@@ -149,7 +101,7 @@ for (const lua of luaInterpreters()) {
         source: { path: string };
         timestamp: string;
       };
-      assert.equal(bp.source.path, path.join(workspace, 'game.lua'));
+      assert.equal(bp.source.path, path.join(fixture.workspace, 'game.lua'));
       assert.match(bp.timestamp, /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
 
       const started = await call(client, 'start_debugging', { configuration_name: 'game' });
