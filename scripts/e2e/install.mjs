@@ -37,8 +37,13 @@ function run(command, args, options) {
 
 export function install() {
   mkdirSync(cacheDir, { recursive: true });
+  // Drop the npm_* variables of an outer `npm run`: the inner npm would read them as its own
+  // config, and code-server's postinstall takes the Node version from npm_config_user_agent.
+  const inherited = Object.fromEntries(
+    Object.entries(process.env).filter(([key]) => !key.toLowerCase().startsWith('npm_')),
+  );
   const env = {
-    ...process.env,
+    ...inherited,
     npm_config_yes: 'true',
     npm_config_fund: 'false',
     npm_config_audit: 'false',
