@@ -18,23 +18,14 @@ end
 
 --- Snapshot of the names visible in a frame.
 function M.scope(frame)
-  local locals, varargs, i = {}, {}, 1
+  local locals, i = {}, 1
   while true do
     local name, value = stack.getlocal(frame, i)
     if name == nil then break end
     if not isTemporary(name) then locals[name] = { index = i, value = value } end
     i = i + 1
   end
-  if compat.hasVarargLocals then
-    local j = -1
-    while true do
-      local name, value = stack.getlocal(frame, j)
-      if name == nil then break end
-      varargs[-j] = value
-      j = j - 1
-    end
-    varargs.n = -j - 1
-  end
+  local varargs = stack.varargs(frame)
   local ups = {}
   local fn = frame.func
   local globals = _G

@@ -158,6 +158,21 @@ function M.setlocal(frame, i, v)
   return name
 end
 
+--- The varargs of a captured frame as `{ ..., n = count }` (empty where the interpreter
+--- cannot list them: Lua 5.1 has no negative getlocal indices).
+function M.varargs(frame)
+  local varargs, j = { n = 0 }, -1
+  if not compat.hasVarargLocals then return varargs end
+  while true do
+    local _, value = M.getlocal(frame, j)
+    if _ == nil then break end
+    varargs[-j] = value
+    j = j - 1
+  end
+  varargs.n = -j - 1
+  return varargs
+end
+
 M.levelsOfThread = levelsOfThread
 
 return M

@@ -203,17 +203,10 @@ local function localsList(frame)
     end
     i = i + 1
   end
-  if compat.hasVarargLocals then
-    local varargs, j = {}, -1
-    while true do
-      local name, value = stack.getlocal(frame, j)
-      if name == nil then break end
-      varargs[-j] = value
-      j = j - 1
-    end
-    if j < -1 then
-      order[#order + 1] = { name = "...", value = varargs }
-    end
+  local varargs = stack.varargs(frame)
+  if varargs.n > 0 then
+    varargs.n = nil -- listed as the children 1..n only
+    order[#order + 1] = { name = "...", value = varargs }
   end
   return order
 end
