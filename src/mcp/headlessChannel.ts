@@ -125,10 +125,12 @@ export class HeadlessChannel extends ChannelEventSource implements DebugChannel 
       launched && session.capabilities.supportsTerminateRequest
         ? session.client.request('terminate', {})
         : session.client.request('disconnect', { terminateDebuggee: launched });
-    await Promise.race([
-      request.then(() => ended).catch(() => undefined),
-      delay(this.options.stopTimeoutMs ?? 5_000),
-    ]);
+    let timer: NodeJS.Timeout | undefined;
+    const giveUp = new Promise<void>((resolve) => {
+      timer = setTimeout(resolve, this.options.stopTimeoutMs ?? 5_000);
+    });
+    await Promise.race([request.then(() => ended).catch(() => undefined), giveUp]);
+    clearTimeout(timer);
     this.end(session);
   }
 
@@ -183,8 +185,4 @@ export class HeadlessChannel extends ChannelEventSource implements DebugChannel 
     session.adapter.dispose();
     this.emitter.emit('ended', session);
   }
-}
-
-function delay(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms).unref());
 }
