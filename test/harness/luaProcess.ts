@@ -6,6 +6,7 @@
 import { ChildProcess, spawn } from 'node:child_process';
 import * as path from 'node:path';
 import { LuaInterpreter } from './interpreters';
+import { Waiters } from './waiters';
 
 export const REPO_ROOT = path.resolve(__dirname, '..', '..', '..');
 
@@ -30,7 +31,7 @@ export class LuaProcess {
   readonly exited: Promise<LuaExit>;
   private exitInfo: LuaExit | undefined;
   private readonly child: ChildProcess;
-  private readonly waiters = new Set<() => void>();
+  private readonly waiters = new Waiters();
 
   constructor(
     readonly interpreter: LuaInterpreter,
@@ -111,38 +112,24 @@ export class LuaProcess {
     what: string,
     timeoutMs: number,
   ): Promise<T> {
-    return new Promise((resolve, reject) => {
-      const attempt = () => {
+    return this.waiters.wait(
+      () => {
         const value = check();
-        if (value) {
-          done();
-          resolve(value);
-        } else if (this.hasExited) {
-          done();
-          reject(
-            new Error(
-              `${this.describe()} exited while waiting for ${what}; stdout: ${this.stdout.slice(-500)}`,
-            ),
+        if (value) return value;
+        if (this.hasExited) {
+          throw new Error(
+            `${this.describe()} exited while waiting for ${what}; stdout: ${this.stdout.slice(-500)}`,
           );
         }
-      };
-      const timer = setTimeout(() => {
-        done();
-        reject(
-          new Error(`Timed out after ${timeoutMs} ms waiting for ${what}; ${this.describe()}`),
-        );
-      }, timeoutMs);
-      const done = () => {
-        clearTimeout(timer);
-        this.waiters.delete(attempt);
-      };
-      this.waiters.add(attempt);
-      attempt();
-    });
+        return undefined;
+      },
+      timeoutMs,
+      () => `Timed out after ${timeoutMs} ms waiting for ${what}; ${this.describe()}`,
+    );
   }
 
   private wake(): void {
-    for (const waiter of [...this.waiters]) waiter();
+    this.waiters.wake();
   }
 
   private finish(info: LuaExit, resolve: (info: LuaExit) => void): void {

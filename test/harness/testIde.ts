@@ -12,6 +12,7 @@ import {
   ProtocolError,
   initSuccessInfo,
 } from '../../src/protocol';
+import { Waiters } from './waiters';
 
 type Predicate = (notification: LuaNotification) => boolean;
 
@@ -19,7 +20,7 @@ export class TestIde {
   readonly notifications: LuaNotification[] = [];
   readonly protocolErrors: ProtocolError[] = [];
   private connectionValue: LuaConnection | undefined;
-  private readonly waiters = new Set<() => void>();
+  private readonly waiters = new Waiters();
   private cursor = 0;
 
   private constructor(readonly listener: LuaListener) {}
@@ -69,33 +70,23 @@ export class TestIde {
    * non-matching ones are skipped. Rejects on timeout or when the connection closes first.
    */
   next(predicate: Predicate = () => true, timeoutMs = 10_000): Promise<LuaNotification> {
-    return new Promise((resolve, reject) => {
-      const attempt = () => {
+    return this.waiters.wait(
+      () => {
         while (this.cursor < this.notifications.length) {
           const candidate = this.notifications[this.cursor++];
-          if (predicate(candidate)) {
-            done();
-            resolve(candidate);
-            return;
-          }
+          if (predicate(candidate)) return candidate;
         }
         if (this.connectionValue?.closed) {
-          done();
-          reject(new Error('The Lua connection closed before the expected notification'));
+          throw new Error('The Lua connection closed before the expected notification');
         }
-      };
-      const timer = setTimeout(() => {
-        done();
+        return undefined;
+      },
+      timeoutMs,
+      () => {
         const seen = this.notifications.map((n) => n.cmd).join(', ') || 'nothing';
-        reject(new Error(`No matching notification within ${timeoutMs} ms (seen: ${seen})`));
-      }, timeoutMs);
-      const done = () => {
-        clearTimeout(timer);
-        this.waiters.delete(attempt);
-      };
-      this.waiters.add(attempt);
-      attempt();
-    });
+        return `No matching notification within ${timeoutMs} ms (seen: ${seen})`;
+      },
+    );
   }
 
   /** The next stop notification (any stop command unless one is given). */
@@ -130,6 +121,6 @@ export class TestIde {
   }
 
   private wake(): void {
-    for (const waiter of [...this.waiters]) waiter();
+    this.waiters.wake();
   }
 }

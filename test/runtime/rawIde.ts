@@ -4,6 +4,7 @@
  * input. It records every frame the Lua side sends, byte for byte.
  */
 import * as net from 'node:net';
+import { Waiters } from '../harness/waiters';
 
 export interface RawFrame {
   readonly text: string;
@@ -16,7 +17,7 @@ export class RawIde {
   raw = '';
   private socket: net.Socket | undefined;
   private buffer = '';
-  private readonly waiters = new Set<() => void>();
+  private readonly waiters = new Waiters();
   private cursor = 0;
   closed = false;
 
@@ -66,38 +67,19 @@ export class RawIde {
   }
 
   next(predicate: (f: RawFrame) => boolean, timeoutMs = 10_000): Promise<RawFrame> {
-    return new Promise((resolve, reject) => {
-      const attempt = () => {
+    const seen = () => this.frames.map((f) => f.json.cmd).join(',');
+    return this.waiters.wait(
+      () => {
         while (this.cursor < this.frames.length) {
           const f = this.frames[this.cursor++];
-          if (predicate(f)) {
-            done();
-            resolve(f);
-            return;
-          }
+          if (predicate(f)) return f;
         }
-        if (this.closed) {
-          done();
-          reject(
-            new Error(`connection closed; frames: ${this.frames.map((f) => f.json.cmd).join(',')}`),
-          );
-        }
-      };
-      const timer = setTimeout(() => {
-        done();
-        reject(
-          new Error(
-            `no matching frame in ${timeoutMs} ms; frames: ${this.frames.map((f) => f.json.cmd).join(',')}`,
-          ),
-        );
-      }, timeoutMs);
-      const done = () => {
-        clearTimeout(timer);
-        this.waiters.delete(attempt);
-      };
-      this.waiters.add(attempt);
-      attempt();
-    });
+        if (this.closed) throw new Error(`connection closed; frames: ${seen()}`);
+        return undefined;
+      },
+      timeoutMs,
+      () => `no matching frame in ${timeoutMs} ms; frames: ${seen()}`,
+    );
   }
 
   cmd(cmd: string, timeoutMs?: number): Promise<RawFrame> {
@@ -126,7 +108,7 @@ export class RawIde {
   }
 
   private wake(): void {
-    for (const w of [...this.waiters]) w();
+    this.waiters.wake();
   }
 }
 
