@@ -3,11 +3,35 @@
 import * as assert from 'node:assert/strict';
 import * as net from 'node:net';
 import * as path from 'node:path';
-import { luaInterpreters } from '../harness/interpreters';
+import { LuaInterpreter, luaInterpreters } from '../harness/interpreters';
 import { REPO_ROOT, spawnLua } from '../harness/luaProcess';
 import { DapTest, TIMEOUT_MS, fixture, freePort } from './dapHarness';
 
 const RUNTIME_DIR = path.join(REPO_ROOT, 'dist', 'lua');
+
+/**
+ * Starts an attach session on a free port with a breakpoint on line 7 of fixture `name`, starts
+ * the game that connects to it, and waits for the stop there.
+ */
+async function attachGame(t: DapTest, lua: LuaInterpreter, name: string, attributes: object = {}) {
+  const port = await freePort();
+  const file = fixture(name);
+  const waiting = t.waitForOutput(/Waiting for a Lua program/);
+  const attached = t.start(
+    'attach',
+    { connectionPort: port, cwd: path.dirname(file), ...attributes },
+    { breakpoints: { [file]: [{ line: 7 }] } },
+  );
+  await waiting;
+  const game = spawnLua(lua, file, {
+    args: [String(port)],
+    cwd: path.dirname(file),
+    luaPath: [RUNTIME_DIR],
+  });
+  await attached;
+  const stop = await t.stoppedAt('breakpoint', file, 7);
+  return { game, file, stop };
+}
 
 for (const lua of luaInterpreters()) {
   describe(`adapter attach on ${lua.command}`, function () {
@@ -21,22 +45,7 @@ for (const lua of luaInterpreters()) {
     });
 
     it('waits for the game, stops it, detaches and lets it run on', async () => {
-      const port = await freePort();
-      const file = fixture('attach.lua');
-      const waiting = t.waitForOutput(/Waiting for a Lua program/);
-      const attached = t.start(
-        'attach',
-        { connectionPort: port, cwd: path.dirname(file) },
-        { breakpoints: { [file]: [{ line: 7 }] } },
-      );
-      await waiting;
-      const game = spawnLua(lua, file, {
-        args: [String(port)],
-        cwd: path.dirname(file),
-        luaPath: [RUNTIME_DIR],
-      });
-      await attached;
-      const stop = await t.stoppedAt('breakpoint', file, 7);
+      const { game, stop } = await attachGame(t, lua, 'attach.lua');
       assert.ok(Number((await t.locals(stop.top.id)).value) > 0);
       await t.dc.disconnectRequest({});
       const exit = await game.waitForExit(TIMEOUT_MS);
@@ -45,22 +54,11 @@ for (const lua of luaInterpreters()) {
     });
 
     it('with autoReconnect waits for the game to come back and stops it again', async () => {
-      const port = await freePort();
-      const file = fixture('reconnect.lua');
-      const waiting = t.waitForOutput(/Waiting for a Lua program/);
-      const attached = t.start(
-        'attach',
-        { connectionPort: port, cwd: path.dirname(file), autoReconnect: true },
-        { breakpoints: { [file]: [{ line: 7 }] } },
-      );
-      await waiting;
-      const game = spawnLua(lua, file, {
-        args: [String(port)],
-        cwd: path.dirname(file),
-        luaPath: [RUNTIME_DIR],
-      });
-      await attached;
-      const first = await t.stoppedAt('breakpoint', file, 7);
+      const {
+        game,
+        file,
+        stop: first,
+      } = await attachGame(t, lua, 'reconnect.lua', { autoReconnect: true });
       assert.equal((await t.locals(first.top.id)).n, '1');
       await t.dc.continueRequest({ threadId: 1 });
       const second = await t.stoppedAt('breakpoint', file, 7);
@@ -124,22 +122,7 @@ describe('adapter attach errors', () => {
 
   it('ends cleanly, saying so, when the game dies', async () => {
     const lua = luaInterpreters()[0];
-    const port = await freePort();
-    const file = fixture('attach.lua');
-    const waiting = t.waitForOutput(/Waiting for a Lua program/);
-    const attached = t.start(
-      'attach',
-      { connectionPort: port, cwd: path.dirname(file) },
-      { breakpoints: { [file]: [{ line: 7 }] } },
-    );
-    await waiting;
-    const game = spawnLua(lua, file, {
-      args: [String(port)],
-      cwd: path.dirname(file),
-      luaPath: [RUNTIME_DIR],
-    });
-    await attached;
-    await t.stoppedAt('breakpoint', file, 7);
+    const { game } = await attachGame(t, lua, 'attach.lua');
     game.kill();
     await t.ended();
     assert.match(t.output, /closed the debug connection/);
