@@ -170,6 +170,20 @@ describe('MCP server', function () {
     assert.match(String(result.message), /headless server cannot debug/);
   });
 
+  it('answers wrong tool arguments with an error naming the field', async () => {
+    const client = await connect();
+    const response = await client.callTool({
+      name: 'set_breakpoint',
+      arguments: { file_path: 'printer.lua', line_number: 'abc' },
+    });
+    assert.equal(response.isError, true);
+    const text = (response.content as { text: string }[])[0].text;
+    assert.match(text, /line_number/);
+    const unknown = await client.callTool({ name: 'no_such_tool', arguments: {} });
+    assert.equal(unknown.isError, true);
+    assert.match((unknown.content as { text: string }[])[0].text, /no_such_tool not found/);
+  });
+
   it('serves 20 agents at once, sharing one set of breakpoints', async () => {
     const agents = await Promise.all(Array.from({ length: 20 }, () => connect()));
     const set = await Promise.all(
