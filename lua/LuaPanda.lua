@@ -87,6 +87,54 @@ function M.disconnect() if session.link then session.disconnect("LuaPanda.discon
 function M.isConnected() return session.isConnected() end
 function M.getBreaks() return breakpoints.all() end
 
+--- Explains how breakpoints match the code you are stopped in (or, called from code, its caller):
+--- the chunk's source, the key its breakpoints are looked up by, the breakpoint paths the IDE sent
+--- under that key and which of them apply. Upstream runs this as a two-step dialogue; every fact
+--- it needs is at hand here, so one call answers.
+function M.testBreakpoint()
+  local frame = session.stopped and stack.get(2) or nil
+  local source = frame and frame.source
+  if not source then
+    local info = debug.getinfo(2, "S")
+    source = info and info.source or "?"
+  end
+  local cfg = paths.config()
+  local lines = { "Breakpoint test for the chunk " .. (frame and "you are stopped in" or "that called testBreakpoint()") }
+  if not paths.isFileSource(source) then
+    lines[#lines + 1] = "source: " .. source:sub(1, 80)
+    lines[#lines + 1] = "This chunk was loaded from a string, not a file: breakpoints never apply to it."
+    return table.concat(lines, "\n")
+  end
+  local key = paths.key(source)
+  lines[#lines + 1] = "source (debug.getinfo): " .. source
+  lines[#lines + 1] = "breakpoint key:         " .. key .. (cfg.autoPathMode and "   (autoPathMode: the file name)" or "   (exact mode: the full path)")
+  lines[#lines + 1] = "chunk path:             " .. paths.chunkPath(source)
+  lines[#lines + 1] = "settings: autoPathMode=" .. tostring(cfg.autoPathMode) .. " caseSensitive=" .. tostring(cfg.caseSensitive)
+    .. " luaFileExtension=\"" .. tostring(cfg.luaFileExtension) .. "\" cwd=\"" .. tostring(cfg.cwd)
+    .. "\" distinguishSameNameFile=" .. tostring(cfg.distinguishSameNameFile)
+  local applied = {}
+  for _, entry in ipairs(breakpoints.filesFor(source) or {}) do applied[entry.path] = true end
+  local group = breakpoints.all()[key]
+  if not group then
+    lines[#lines + 1] = "No breakpoint is stored under \"" .. key .. "\". Breakpoints the IDE sent:"
+    local all = breakpoints.describe()
+    if #all == 0 then lines[#lines + 1] = "  (none)" end
+    for _, l in ipairs(all) do lines[#lines + 1] = "  " .. l end
+    lines[#lines + 1] = "If one of them is this file, its key differs from \"" .. key .. "\": check cwd, "
+      .. "luaFileExtension and pathCaseSensitivity, or use autoPathMode."
+    return table.concat(lines, "\n")
+  end
+  lines[#lines + 1] = "Breakpoints stored under \"" .. key .. "\":"
+  for full, entry in pairs(group) do
+    local ls = {}
+    for line in pairs(entry.lines) do ls[#ls + 1] = line end
+    table.sort(ls)
+    lines[#lines + 1] = "  " .. full .. ": lines " .. table.concat(ls, ", ")
+      .. (applied[full] and "   <- applies to this chunk" or "   (a same-name file elsewhere; not applied here)")
+  end
+  return table.concat(lines, "\n")
+end
+
 --- Runs a Lua file under the debugger so that uncaught errors stop before the program dies.
 function M.runFile(path, ...) return exceptions.runFile(path, ...) end
 
@@ -109,12 +157,7 @@ function M.getInfo()
   lines[#lines + 1] = "hook: enabled=" .. tostring(state.enabled) .. " breakpointsActive=" .. tostring(state.bpMode)
     .. " slow=" .. tostring(state.slow) .. " jitForcedOff=" .. tostring(compat.jitIsForcedOff())
   lines[#lines + 1] = "breakpoints: " .. breakpoints.count()
-  for key, entry in pairs(breakpoints.all()) do
-    local ls = {}
-    for line in pairs(entry.lines) do ls[#ls + 1] = line end
-    table.sort(ls)
-    lines[#lines + 1] = "  " .. key .. " (" .. entry.path .. "): " .. table.concat(ls, ", ")
-  end
+  for _, l in ipairs(breakpoints.describe()) do lines[#lines + 1] = "  " .. l end
   local cfg = paths.config()
   lines[#lines + 1] = "paths: autoPathMode=" .. tostring(cfg.autoPathMode) .. " caseSensitive=" .. tostring(cfg.caseSensitive)
     .. " luaFileExtension=" .. tostring(cfg.luaFileExtension) .. " cwd=" .. tostring(cfg.cwd)

@@ -2,6 +2,9 @@
 -- logpoint template), and the per-function verdict cache the hook uses: for a function object,
 -- the table {line -> breakpoint} of breakpoints inside its line range, or false. One table lookup
 -- per call once a function has been seen; the cache is dropped whenever breakpoints change.
+-- Breakpoints are stored as upstream does, byKey[key][fullPath]: in autoPathMode the key is the
+-- file name, so same-name files in different folders share a key and are told apart by comparing
+-- the chunk's path with each breakpoint path (see `filesFor`).
 local compat = require("luapanda.compat")
 local paths = require("luapanda.paths")
 
@@ -9,7 +12,7 @@ local M = {}
 local pcall, error = pcall, error -- the originals, before exceptions.lua wraps them
 
 local getinfo = debug.getinfo
-local byKey = {}            -- key -> { path = fullPath, lines = { [line] = bp } }
+local byKey = {}            -- key -> { [fullPath] = { path = fullPath, lines = { [line] = bp } } }
 local count = 0             -- number of breakpoints in total
 local verdicts = setmetatable({}, { __mode = "k" })
 local cFunctions = setmetatable({}, { __mode = "k" })
@@ -101,7 +104,8 @@ end
 --- { line = N, verified = bool, message = string|nil }.
 function M.setFile(path, bks)
   local key, full = paths.breakpointKey(path)
-  local old = byKey[key]
+  local group = byKey[key] or {}
+  local old = group[full]
   if old then
     for _ in pairs(old.lines) do count = count - 1 end
   end
@@ -137,11 +141,8 @@ function M.setFile(path, bks)
     end
     results[#results + 1] = result
   end
-  if next(lines) then
-    byKey[key] = { path = full, lines = lines }
-  else
-    byKey[key] = nil
-  end
+  group[full] = next(lines) and { path = full, lines = lines } or nil
+  byKey[key] = next(group) and group or nil
   reset()
   return results
 end
@@ -153,6 +154,52 @@ function M.countHit(bp)
   return true
 end
 
+--- Number of trailing path segments two normalised paths have in common.
+local function commonTail(a, b)
+  local sa, sb = {}, {}
+  -- A leading ".." names a folder we cannot know; it is left out of the comparison.
+  for seg in a:gmatch("[^/]+") do if seg ~= ".." then sa[#sa + 1] = seg end end
+  for seg in b:gmatch("[^/]+") do if seg ~= ".." then sb[#sb + 1] = seg end end
+  local n = 0
+  while n < #sa and n < #sb and sa[#sa - n] == sb[#sb - n] do n = n + 1 end
+  return n, math.min(#sa, #sb)
+end
+
+--- The breakpoint files (entries of one key) that apply to a chunk. In exact mode the key is the
+--- whole path, so there is one. In autoPathMode same-name files share the key: the chunk's path
+--- picks the breakpoint paths sharing the longest tail of folders with it, so a breakpoint
+--- in b/util.lua does not fire, log or count hits in a/util.lua. When nothing tells them apart
+--- (the chunk name is only "util.lua") all of them apply, as upstream does, and the IDE's
+--- double check of the stop (fake hit) decides; with distinguishSameNameFile only a breakpoint
+--- path that agrees with the chunk's path on every folder the shorter of the two has applies.
+function M.filesFor(source)
+  local group = byKey[paths.key(source)]
+  if not group then return nil end
+  local full, only = next(group)
+  if next(group, full) == nil and not paths.config().distinguishSameNameFile then return { only } end
+  local chunk = paths.chunkPath(source)
+  local best, chosen = -1, nil
+  for p, entry in pairs(group) do
+    local n, shorter = commonTail(p, chunk)
+    if paths.config().distinguishSameNameFile and n < shorter then n = -1 end
+    if n > best then best, chosen = n, { entry } elseif n == best and n >= 0 then chosen[#chosen + 1] = entry end
+  end
+  if best < 0 then return nil end
+  return chosen
+end
+
+--- Iterates line, bp over several files' lines; a line held by two files yields the first only.
+local function pairsOfLines(entries)
+  local merged = {}
+  table.sort(entries, function(a, b) return a.path < b.path end)
+  for _, entry in ipairs(entries) do
+    for line, bp in pairs(entry.lines) do
+      if merged[line] == nil then merged[line] = bp end
+    end
+  end
+  return pairs(merged)
+end
+
 --- The {line -> bp} table for the breakpoints on `fn`'s own lines (its active lines, so a
 --- breakpoint inside a nested function does not mark the function around it), or false.
 local function compute(fn)
@@ -161,13 +208,13 @@ local function compute(fn)
   if not info then return false end
   if ownSources[info.source] then ownFunctions[fn] = true return false end
   if count == 0 then return false end
-  local entry = byKey[paths.key(info.source)]
-  if not entry then return false end
+  local entries = M.filesFor(info.source)
+  if not entries then return false end
   local first, last = info.linedefined, info.lastlinedefined
   local active = getinfo(fn, "L")
   active = active and active.activelines
   local found = false
-  for line, bp in pairs(entry.lines) do
+  for line, bp in pairsOfLines(entries) do
     local inside
     if active then
       inside = active[line] == true
@@ -190,6 +237,21 @@ function M.verdict(fn)
     verdicts[fn] = v
   end
   return v
+end
+
+--- One line per breakpoint file, sorted: "key (full path): lines".
+function M.describe()
+  local out = {}
+  for key, group in pairs(byKey) do
+    for full, entry in pairs(group) do
+      local ls = {}
+      for line in pairs(entry.lines) do ls[#ls + 1] = line end
+      table.sort(ls)
+      out[#out + 1] = key .. " (" .. full .. "): " .. table.concat(ls, ", ")
+    end
+  end
+  table.sort(out)
+  return out
 end
 
 M.parseHitCondition = parseHitCondition

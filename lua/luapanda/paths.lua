@@ -10,6 +10,7 @@ local config = {
   luaFileExtension = "",
   cwd = "",
   truncatedOPath = "",
+  distinguishSameNameFile = false,
   windows = false,
 }
 local keyCache, oPathCache = {}, {}
@@ -89,6 +90,12 @@ function M.key(source)
   if config.autoPathMode then path = path:match("([^/]*)$") end
   keyCache[source] = path
   return path
+end
+
+--- The chunk's path as the key is built (extension rules, normalised) but neither joined to cwd
+--- nor cut to a file name: what same-name files are told apart by.
+function M.chunkPath(source)
+  return M.unify(applyExtension(stripSource(source):gsub("^%./", "")))
 end
 
 --- The key of a breakpoint path sent by the IDE.

@@ -330,6 +330,7 @@ function commands.initSuccess(info, id)
     luaFileExtension = (str(info.luaFileExtension, "")):gsub("^%.", ""),
     cwd = paths.unify(str(info.cwd, "")),
     truncatedOPath = str(info.truncatedOPath, ""),
+    distinguishSameNameFile = str(info.distinguishSameNameFile, "false") == "true",
     windows = osType == "Windows_NT",
   })
   variables.configure({ base64 = c.base64, pagingLimit = c.pagingLimit })

@@ -210,6 +210,19 @@ for (const lua of luaInterpreters()) {
       assert.match(t.output, /a\tb/);
     });
 
+    it('keeps breakpoints in both same-name files and stops in each', async () => {
+      const main = fixture('samename', 'main.lua');
+      const utilA = fixture('samename', 'a', 'util.lua');
+      const utilB = fixture('samename', 'b', 'util.lua');
+      await launch(main, { breakpoints: { [utilA]: [{ line: 3 }], [utilB]: [{ line: 3 }] } });
+      await t.stoppedAt('breakpoint', utilA, 3);
+      await t.dc.continueRequest({ threadId: 1 });
+      await t.stoppedAt('breakpoint', utilB, 3);
+      await t.dc.continueRequest({ threadId: 1 });
+      await t.ended();
+      assert.match(t.output, /a\tb/);
+    });
+
     it('streams stdout and stderr as output events', async () => {
       await launch(fixture('output.lua'));
       await t.ended();
