@@ -1,0 +1,361 @@
+/*
+ * hook.c: the C debug hook. It keeps the mode state machine of lua/luapanda/hook.lua (see the
+ * mode constants in luapanda_native.h) with the mode held in the thread's hook mask (LuaJIT: one
+ * global mode, its hook being global), looks functions up in the runtime's weak-keyed verdict
+ * table (so a collected closure can never lend its verdict to another), and calls into Lua only
+ * to compute a verdict not cached yet, when a breakpoint line is reached, or to poll the IDE.
+ * Nothing here allocates on the way that finds nothing to do.
+ */
+#include "luapanda_native.h"
+
+volatile sig_atomic_t lpn_busy = 0;
+volatile sig_atomic_t lpn_pollRequested = 0;
+volatile sig_atomic_t lpn_inside = 0;
+lua_State *volatile lpn_running = NULL;
+
+#define LPN_MASK_LCR (LUA_MASKCALL | LUA_MASKRET | LUA_MASKLINE)
+
+#if defined(__GNUC__)
+#define LPN_LIKELY(x) __builtin_expect(!!(x), 1)
+#else
+#define LPN_LIKELY(x) (x)
+#endif
+
+int lpn_maskFor(int mode) {
+  switch (mode) {
+    case LPN_MODE_ELSEWHERE:
+      return LUA_MASKCALL;
+    case LPN_MODE_BELOW:
+      /* LuaJIT drops return events of fast functions (pcall, select, ...): below a function with
+         breakpoints it takes line events too, and each checks its own function. */
+      return lpn.isJIT ? LPN_MASK_LCR : (LUA_MASKCALL | LUA_MASKRET);
+    case LPN_MODE_INSIDE:
+      return LPN_MASK_LCR;
+    default:
+      return 0;
+  }
+}
+
+static int modeOf(lua_State *L) {
+  int mask;
+  if (lpn.isJIT) return lpn.jitMode;
+  mask = lua_gethookmask(L);
+  if (mask & LUA_MASKLINE) return LPN_MODE_INSIDE;
+  if (mask & LUA_MASKRET) return LPN_MODE_BELOW;
+  if (mask & LUA_MASKCALL) return LPN_MODE_ELSEWHERE;
+  return LPN_MODE_NONE;
+}
+
+void lpn_invalidateCache(void) {
+  lpn.cacheValid = 0;
+  lpn.cacheL = NULL;
+}
+
+/* Changes the running thread's mode from inside the hook; a pending count (poll) is kept. */
+static void switchMode(lua_State *L, int mode) {
+  int old = lua_gethookmask(L);
+  int mask = lpn_maskFor(mode) | (old & LUA_MASKCOUNT);
+  if (lpn.isJIT) lpn.jitMode = mode;
+  if (mask == old) return; /* LuaJIT: BELOW and INSIDE share a mask */
+  if (mask == 0)
+    lua_sethook(L, NULL, 0, 0);
+  else
+    lua_sethook(L, lpn_hook, mask, (old & LUA_MASKCOUNT) ? lua_gethookcount(L) : 0);
+}
+
+/*
+ * The verdict of the function on top of the stack, which is popped: returns 1 and pushes its
+ * {line -> breakpoint} table when it holds breakpoints, else returns 0 and pushes nothing.
+ */
+static int verdictOf(lua_State *L) {
+  int type;
+  lua_rawgeti(L, LUA_REGISTRYINDEX, lpn.refVerdicts); /* fn V */
+  lua_pushvalue(L, -2);                                /* fn V fn */
+  lua_rawget(L, -2);                                   /* fn V v */
+  type = lua_type(L, -1);
+  if (type == LUA_TTABLE) {
+    lua_replace(L, -3); /* v V */
+    lua_pop(L, 1);
+    return 1;
+  }
+  if (type != LUA_TNIL) {
+    lua_pop(L, 3);
+    return 0;
+  }
+  lua_pop(L, 2); /* fn */
+  if (lua_isnil(L, -1)) {
+    lua_pop(L, 1);
+    return 0;
+  }
+  /* Not seen since the breakpoints last changed: breakpoints.verdict computes and caches it. */
+  lpn.verdictCalls++;
+  lua_rawgeti(L, LUA_REGISTRYINDEX, lpn.refVerdictFn);
+  lua_insert(L, -2);
+  if (lua_pcall(L, 1, 1, 0) != 0) {
+    lpn.callbackErrors++;
+    lua_pop(L, 1);
+    return 0;
+  }
+  if (lua_type(L, -1) == LUA_TTABLE) return 1;
+  lua_pop(L, 1);
+  return 0;
+}
+
+/* LuaJIT: whether the function at `index` is one of the runtime's own (see hook.lua). */
+static int isOwn(lua_State *L, int index) {
+  int own;
+  lua_rawgeti(L, LUA_REGISTRYINDEX, lpn.refOwn);
+  lua_pushvalue(L, index);
+  lua_rawget(L, -2);
+  own = lua_toboolean(L, -1);
+  lua_pop(L, 2);
+  return own;
+}
+
+/* Copies the lines table on top of the stack (kept there) into the C array. */
+static void buildLines(lua_State *L) {
+  int count = 0;
+  lua_pushnil(L);
+  while (lua_next(L, -2) != 0) {
+    lua_pop(L, 1);
+    if (count < 0) continue;
+    if (count == LPN_LINES_MAX || lua_type(L, -1) != LUA_TNUMBER) {
+      count = -1;
+      continue;
+    }
+    lpn.lines[count++] = (int)lua_tointeger(L, -1);
+  }
+  lpn.lineCount = count;
+}
+
+/* Remembers what runs in (L, ci); with `has`, pops the lines table from the top. */
+static void cacheSet(lua_State *L, intptr_t ci, int has) {
+  if (has) {
+    const void *table = lua_topointer(L, -1);
+    if (table != lpn.linesTable) {
+      /* registry[refLines] keeps the table alive, so its address cannot name another table. */
+      buildLines(L);
+      lpn.linesTable = table;
+      lua_rawseti(L, LUA_REGISTRYINDEX, lpn.refLines);
+    } else {
+      lua_pop(L, 1);
+    }
+  }
+  lpn.cacheL = L;
+  lpn.cacheCi = ci;
+  lpn.cacheHas = has;
+  lpn.cacheValid = 1;
+}
+
+static void callLua(lua_State *L, int ref, int line) {
+  lua_rawgeti(L, LUA_REGISTRYINDEX, ref);
+  if (line >= 0) lua_pushinteger(L, line);
+  if (lua_pcall(L, line >= 0 ? 1 : 0, 0, 0) != 0) {
+    lpn.callbackErrors++;
+    lua_pop(L, 1);
+  }
+  /* The runtime may have stopped, changed breakpoints or hooks: trust nothing cached. */
+  lpn_invalidateCache();
+}
+
+static void doPoll(lua_State *L) {
+  lpn_pollRequested = 0;
+  lpn.polls++;
+  callLua(L, lpn.refPollFn, -1);
+  if (lpn.watching) lpn_watchAck();
+}
+
+static void onCall(lua_State *L, lua_Debug *ar) {
+  int top = lua_gettop(L);
+  int has, isC, mode;
+  if (!lua_getinfo(L, "f", ar)) return;
+  isC = lua_iscfunction(L, -1);
+  if (lpn.isJIT) lua_pushvalue(L, -1); /* keep the function for the own check */
+  has = verdictOf(L);
+  if (lpn.isJIT && !has && isOwn(L, top + 1)) {
+    /* The coroutine wrappers set the mode of the thread they resume; their calls must not. */
+    lua_settop(L, top);
+    return;
+  }
+  mode = modeOf(L);
+  if (has) {
+    if (mode != LPN_MODE_INSIDE) switchMode(L, LPN_MODE_INSIDE);
+    cacheSet(L, LPN_CI_KEY(ar), 1);
+  } else {
+    /* A C function runs no lines; if it calls Lua code, that call event decides. */
+    if (mode == LPN_MODE_INSIDE && !isC) switchMode(L, LPN_MODE_BELOW);
+    cacheSet(L, LPN_CI_KEY(ar), 0);
+  }
+  lua_settop(L, top);
+}
+
+static void onReturn(lua_State *L, lua_Debug *ar) {
+  int top = lua_gettop(L);
+  int level, mode;
+  lua_Debug frame;
+  lpn_invalidateCache();
+  if (lpn.isJIT) {
+    int own;
+    if (!lua_getinfo(L, "f", ar)) return;
+    lua_pushvalue(L, -1);
+    if (verdictOf(L)) lua_pop(L, 1); /* computes (and so classifies) the returning function */
+    own = isOwn(L, top + 1);
+    lua_settop(L, top);
+    if (own) return;
+  }
+  if (!lua_getstack(L, 1, &frame) || !lua_getinfo(L, "f", &frame)) return;
+  mode = modeOf(L);
+  if (verdictOf(L)) {
+    /* The caller's line events will carry the activation record lua_getstack named (not so in
+       LuaJIT, whose numbering differs: there the first line event looks it up). */
+    if (lpn.isJIT)
+      lua_pop(L, 1);
+    else
+      cacheSet(L, LPN_CI_KEY(&frame), 1);
+    lua_settop(L, top);
+    if (mode != LPN_MODE_INSIDE) switchMode(L, LPN_MODE_INSIDE);
+    return;
+  }
+  if (!lpn.isJIT) cacheSet(L, LPN_CI_KEY(&frame), 0);
+  if (mode != LPN_MODE_INSIDE) return;
+  /* Leaving a function with breakpoints: does one further down hold breakpoints? */
+  for (level = 2; lua_getstack(L, level, &frame); level++) {
+    if (!lua_getinfo(L, "f", &frame)) break;
+    if (verdictOf(L)) {
+      lua_settop(L, top);
+      switchMode(L, LPN_MODE_BELOW);
+      return;
+    }
+  }
+  lua_settop(L, top);
+  switchMode(L, LPN_MODE_ELSEWHERE);
+}
+
+/* Whether the cached function's breakpoints include `line`. */
+static int lineHolds(lua_State *L, int line) {
+  int i, hit;
+  if (lpn.lineCount >= 0) {
+    for (i = 0; i < lpn.lineCount; i++) {
+      if (lpn.lines[i] == line) return 1;
+    }
+    return 0;
+  }
+  lua_rawgeti(L, LUA_REGISTRYINDEX, lpn.refLines);
+  lua_rawgeti(L, -1, line);
+  hit = !lua_isnil(L, -1);
+  lua_pop(L, 2);
+  return hit;
+}
+
+static void onLine(lua_State *L, lua_Debug *ar) {
+  intptr_t ci = LPN_CI_KEY(ar);
+  int hit;
+  if (!lpn.cacheValid || lpn.cacheL != L || lpn.cacheCi != ci) {
+    int top = lua_gettop(L);
+    if (!lua_getinfo(L, "f", ar)) return;
+    cacheSet(L, ci, verdictOf(L));
+    lua_settop(L, top);
+  }
+  if (!lpn.cacheHas) return;
+  hit = lineHolds(L, ar->currentline);
+  if (hit) {
+    lpn.hits++;
+    callLua(L, lpn.refHitFn, ar->currentline);
+  }
+}
+
+/* Removes a count that only served to deliver a poll (the watcher is the one that polls). */
+static void stripCount(lua_State *L) {
+  int mask = lua_gethookmask(L);
+  if (!(mask & LUA_MASKCOUNT)) return;
+  mask &= ~LUA_MASKCOUNT;
+  if (mask == 0)
+    lua_sethook(L, NULL, 0, 0);
+  else
+    lua_sethook(L, lpn_hook, mask, 0);
+}
+
+void lpn_hook(lua_State *L, lua_Debug *ar) {
+  int event = ar->event;
+  if (LPN_LIKELY((event == LUA_HOOKCALL || LPN_EVENT_IS_TAILCALL(event)) && lpn.installed &&
+                 !lpn_pollRequested && !lpn_inside && !(lua_gethookmask(L) & LUA_MASKLINE))) {
+    /* The hot case (breakpoints elsewhere): a call of a function cached as holding none, which
+       changes nothing. No flag is needed: nothing here races with the signal handler. */
+    lua_rawgeti(L, LUA_REGISTRYINDEX, lpn.refVerdicts);
+    if (!lua_getinfo(L, "f", ar)) {
+      lua_pop(L, 1);
+    } else {
+      int type;
+      lua_rawget(L, -2);
+      type = lua_type(L, -1);
+      lua_pop(L, 2);
+      if (type == LUA_TBOOLEAN) return;
+    }
+  }
+  if (event == LUA_HOOKLINE && lpn.cacheValid && lpn.cacheL == L &&
+      lpn.cacheCi == LPN_CI_KEY(ar) && !lpn_pollRequested && !lpn_inside &&
+      (!lpn.cacheHas || (lpn.lineCount >= 0 && !lineHolds(L, ar->currentline)))) {
+    return; /* the hot case inside a function with breakpoints: not a breakpoint line */
+  }
+  if (!lpn.installed) {
+    lua_sethook(L, NULL, 0, 0); /* the state is closing: never touch what is gone */
+    return;
+  }
+  lpn_busy++;
+  if (event == LUA_HOOKCOUNT) {
+    if (lpn.watching) {
+      stripCount(L);
+      if (lpn_pollRequested && !lpn_inside) doPoll(L);
+    } else if (!lpn_inside) {
+      doPoll(L); /* no watcher: the count is the poll period */
+    }
+  } else if (!lpn_inside) {
+    unsigned long generation = lpn.generation;
+    if (lpn_pollRequested) doPoll(L);
+    if (generation == lpn.generation) {
+      if (event == LUA_HOOKLINE)
+        onLine(L, ar);
+      else if (event == LUA_HOOKCALL || LPN_EVENT_IS_TAILCALL(event))
+        onCall(L, ar);
+      else if (event == LUA_HOOKRET)
+        onReturn(L, ar);
+      /* 5.1 "tail return" events repeat a return already handled. */
+    }
+  }
+  if (lpn_pollRequested && !lpn_inside) doPoll(L); /* a signal came while we were busy */
+  lpn_busy--;
+  lpn_afterBusy(L);
+}
+
+/*
+ * Makes the next instruction of `L` fire our hook (a count of 1), keeping its mode. Safe in a
+ * signal handler on the thread that runs Lua: lua_sethook is the one Lua API function made for
+ * that (lua.c stops a running script the same way).
+ */
+void lpn_arm(lua_State *L) {
+  lua_Hook current = lua_gethook(L);
+  int mask;
+  if (current != NULL && current != lpn_hook) return; /* the pure-Lua hook polls by itself */
+  mask = current ? lua_gethookmask(L) : 0;
+  lua_sethook(L, lpn_hook, mask | LUA_MASKCOUNT, 1);
+}
+
+/* A signal that arrived while we were busy only left the request: deliver it now. */
+void lpn_afterBusy(lua_State *L) {
+  if (lpn_busy == 0 && lpn_pollRequested && !lpn_inside && lpn.watching) lpn_arm(L);
+}
+
+/* Sets `target`'s hook to `mode` (plus a poll count when the watcher cannot poll). */
+void lpn_setMode(lua_State *target, int mode, int count) {
+  int mask = lpn_maskFor(mode);
+  if (count > 0) mask |= LUA_MASKCOUNT;
+  lpn_busy++;
+  if (lpn.isJIT) lpn.jitMode = mode;
+  if (mask == 0)
+    lua_sethook(target, NULL, 0, 0);
+  else
+    lua_sethook(target, lpn_hook, mask, count > 0 ? count : 0);
+  lpn.generation++;
+  lpn_invalidateCache();
+  lpn_busy--;
+}

@@ -1,0 +1,95 @@
+/*
+ * luapanda_native.h: what the parts of the optional native accelerator share. The accelerator is
+ * a C debug hook that sits in front of the Lua runtime (lua/luapanda/hook.lua): it filters call,
+ * return and line events against the runtime's per-function verdict cache and calls back into
+ * Lua only when a function holds breakpoints, a breakpoint line is reached, or the IDE has sent
+ * something. Networking, JSON, variables and stops stay in Lua.
+ *
+ *   module.c   the Lua-facing functions (luaopen_luapanda_native<abi>) and the shared state
+ *   hook.c     the C hook: modes, verdict lookups, the line cache, polls requested by signal
+ *   watcher.c  a thread that notices incoming IDE data and asks the Lua thread, by signal, to poll
+ *
+ * One build per Lua C ABI (5.1 — also LuaJIT —, 5.2, 5.3, 5.4); the ABI is part of the module
+ * name so that a build can never be loaded into an interpreter of another ABI by mistake.
+ */
+#ifndef LUAPANDA_NATIVE_H
+#define LUAPANDA_NATIVE_H
+
+#include <signal.h>
+#include <stdint.h>
+
+#include "lua.h"
+#include "lauxlib.h"
+
+/* What the Lua side checks before using the module (bump on any change of the Lua interface). */
+#define LPN_API_VERSION 1
+
+/* The hook modes of lua/luapanda/hook.lua. NONE: no event but the count (if any). */
+#define LPN_MODE_NONE (-1)
+#define LPN_MODE_ELSEWHERE 0 /* breakpoints exist, none in the stack: call events */
+#define LPN_MODE_BELOW 1     /* a function below holds breakpoints: call and return events */
+#define LPN_MODE_INSIDE 2    /* the running function holds breakpoints: line events too */
+
+#if LUA_VERSION_NUM >= 502
+#define LPN_EVENT_IS_TAILCALL(e) ((e) == LUA_HOOKTAILCALL)
+#define LPN_EVENT_IS_TAILRET(e) 0
+#else
+#define LPN_EVENT_IS_TAILCALL(e) 0
+#define LPN_EVENT_IS_TAILRET(e) ((e) == LUA_HOOKTAILRET)
+#endif
+
+#define LPN_LINES_MAX 32
+
+/* The activation record of a hook event as a number: a CallInfo pointer (5.2+) or an index. */
+#define LPN_CI_KEY(ar) ((intptr_t)(ar)->i_ci)
+
+typedef struct LpnState {
+  lua_State *owner; /* a thread of the Lua state that installed the hook (kept referenced) */
+  int installed;
+  int isJIT;
+  /* Registry references (LUA_NOREF until installed). */
+  int refOwner, refVerdicts, refOwn, refVerdictFn, refHitFn, refPollFn, refSethook, refLines,
+      refRunning;
+  int jitMode;     /* LuaJIT: the mode of the one global hook */
+  unsigned long generation; /* bumped whenever the runtime sets hooks */
+  int watching;    /* the watcher reports incoming data: count events only arm polls */
+  /* The line cache: the breakpoint lines of the function running in (cacheL, cacheCi). The
+     lines also sit in a C array (up to LPN_LINES_MAX; beyond, the Lua table is asked), built
+     from the table at registry[refLines], whose identity `linesTable` it keeps alive. */
+  lua_State *cacheL;
+  intptr_t cacheCi;
+  int cacheValid, cacheHas;
+  const void *linesTable;
+  int lineCount; /* -1: more than LPN_LINES_MAX */
+  int lines[LPN_LINES_MAX];
+  /* Diagnostics. */
+  unsigned long polls, verdictCalls, hits, callbackErrors;
+} LpnState;
+
+extern LpnState lpn;
+
+/* Shared with the signal handler (same thread): plain flags, read and written atomically. */
+extern volatile sig_atomic_t lpn_busy;           /* >0 while our hook or our sethook runs */
+extern volatile sig_atomic_t lpn_pollRequested;  /* the IDE sent data; poll at the next chance */
+extern volatile sig_atomic_t lpn_inside;         /* the runtime's own code runs: no events */
+extern lua_State *volatile lpn_running;          /* the thread the coroutine wrappers saw run */
+
+/* hook.c */
+void lpn_hook(lua_State *L, lua_Debug *ar);
+int lpn_maskFor(int mode);
+void lpn_setMode(lua_State *target, int mode, int count);
+void lpn_arm(lua_State *L);
+void lpn_afterBusy(lua_State *L);
+void lpn_invalidateCache(void);
+
+/* watcher.c */
+int lpn_watchStart(int fd, const char **why);
+void lpn_watchStop(void);
+void lpn_watchAck(void);
+void lpn_watchQuiet(int quiet);
+int lpn_watchActive(void);
+const char *lpn_watchProblem(void);
+unsigned long lpn_watchSignals(void);
+void lpn_signalRestore(void);
+
+#endif

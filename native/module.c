@@ -1,0 +1,276 @@
+/*
+ * module.c: the Lua side of the native accelerator, `require("luapanda_native<abi>")` (abi 51 —
+ * Lua 5.1 and LuaJIT —, 52, 53 or 54). The runtime (lua/luapanda/native.lua) loads it when
+ * present and calls:
+ *   install{verdicts=, own=, verdict=, hit=, poll=, sethook=, isJIT=}  once, before any hook
+ *   sethook(co|nil, mode, count)       our C hook in a mode (-1: none) on a thread (nil: running)
+ *   setluahook(co|nil, fn|nil, mask, count)  debug.sethook, but never racing our signal handler
+ *   setinside(bool)                    the runtime's own code runs (no events, no signals)
+ *   running(co|nil)                    the thread that runs now (nil: the caller's)
+ *   watch(fd) / unwatch()              the socket watcher (true, or nil and why)
+ *   status()                           a table for LuaPanda.getInfo()/doctor()
+ * Only one Lua state of a process can install it at a time (the hook state is per process).
+ */
+#include <string.h>
+
+#include "luapanda_native.h"
+
+#if LUA_VERSION_NUM == 501
+#define LPN_ABI 51
+#elif LUA_VERSION_NUM == 502
+#define LPN_ABI 52
+#elif LUA_VERSION_NUM == 503
+#define LPN_ABI 53
+#elif LUA_VERSION_NUM == 504
+#define LPN_ABI 54
+#else
+#error "unsupported Lua version"
+#endif
+#define LPN_OPEN_(abi) luaopen_luapanda_native##abi
+#define LPN_OPEN(abi) LPN_OPEN_(abi)
+
+#if LUA_VERSION_NUM == 501
+#define lpn_setfuncs(L, fns) luaL_register(L, NULL, fns)
+#else
+#define lpn_setfuncs(L, fns) luaL_setfuncs(L, fns, 0)
+#endif
+
+/* Marks the registry of the state that installed the hook. */
+#define OWNER_KEY "luapanda_native.owner"
+
+LpnState lpn = {.refOwner = LUA_NOREF,
+                 .refVerdicts = LUA_NOREF,
+                 .refOwn = LUA_NOREF,
+                 .refVerdictFn = LUA_NOREF,
+                 .refHitFn = LUA_NOREF,
+                 .refPollFn = LUA_NOREF,
+                 .refSethook = LUA_NOREF,
+                 .refLines = LUA_NOREF,
+                 .refRunning = LUA_NOREF,
+                 .jitMode = LPN_MODE_NONE};
+
+static int isOwnerState(lua_State *L) {
+  int mine;
+  lua_getfield(L, LUA_REGISTRYINDEX, OWNER_KEY);
+  mine = lua_touserdata(L, -1) == (void *)&lpn;
+  lua_pop(L, 1);
+  return mine;
+}
+
+static void requireInstalled(lua_State *L) {
+  if (!lpn.installed || !isOwnerState(L)) luaL_error(L, "luapanda_native: not installed");
+}
+
+static int refField(lua_State *L, const char *name, int type, int old) {
+  lua_getfield(L, 1, name);
+  if (lua_type(L, -1) != type) {
+    luaL_error(L, "luapanda_native.install: field '%s' must be a %s", name,
+               lua_typename(L, type));
+  }
+  if (old != LUA_NOREF) luaL_unref(L, LUA_REGISTRYINDEX, old);
+  return luaL_ref(L, LUA_REGISTRYINDEX);
+}
+
+static int l_install(lua_State *L) {
+  luaL_checktype(L, 1, LUA_TTABLE);
+  if (lpn.installed && !isOwnerState(L)) {
+    lua_pushnil(L);
+    lua_pushliteral(L, "another Lua state of this process uses the native module");
+    return 2;
+  }
+  lpn.refVerdicts = refField(L, "verdicts", LUA_TTABLE, lpn.refVerdicts);
+  lpn.refOwn = refField(L, "own", LUA_TTABLE, lpn.refOwn);
+  lpn.refVerdictFn = refField(L, "verdict", LUA_TFUNCTION, lpn.refVerdictFn);
+  lpn.refHitFn = refField(L, "hit", LUA_TFUNCTION, lpn.refHitFn);
+  lpn.refPollFn = refField(L, "poll", LUA_TFUNCTION, lpn.refPollFn);
+  lpn.refSethook = refField(L, "sethook", LUA_TFUNCTION, lpn.refSethook);
+  lua_getfield(L, 1, "isJIT");
+  lpn.isJIT = lua_toboolean(L, -1);
+  lua_pop(L, 1);
+  if (lpn.refLines == LUA_NOREF) {
+    lua_pushboolean(L, 0);
+    lpn.refLines = luaL_ref(L, LUA_REGISTRYINDEX);
+  }
+  if (lpn.refOwner == LUA_NOREF) {
+    /* A thread to arm when the one running is unknown: the main thread where we can name it. */
+#if LUA_VERSION_NUM >= 502
+    lua_rawgeti(L, LUA_REGISTRYINDEX, LUA_RIDX_MAINTHREAD);
+#else
+    lua_pushthread(L);
+#endif
+    lpn.owner = lua_tothread(L, -1);
+    lpn.refOwner = luaL_ref(L, LUA_REGISTRYINDEX);
+  }
+  if (lpn.refRunning == LUA_NOREF) {
+    lua_pushthread(L);
+    lpn_running = L;
+    lpn.refRunning = luaL_ref(L, LUA_REGISTRYINDEX);
+  }
+  lua_pushlightuserdata(L, (void *)&lpn);
+  lua_setfield(L, LUA_REGISTRYINDEX, OWNER_KEY);
+  lpn.jitMode = LPN_MODE_NONE;
+  lpn_invalidateCache();
+  lpn.installed = 1;
+  lua_pushboolean(L, 1);
+  return 1;
+}
+
+static lua_State *threadArg(lua_State *L, int index) {
+  if (lua_isnoneornil(L, index)) return L;
+  luaL_checktype(L, index, LUA_TTHREAD);
+  return lua_tothread(L, index);
+}
+
+static int l_sethook(lua_State *L) {
+  lua_State *target;
+  int mode, count;
+  requireInstalled(L);
+  target = threadArg(L, 1);
+  mode = (int)luaL_checkinteger(L, 2);
+  count = (int)luaL_optinteger(L, 3, 0);
+  if (mode < LPN_MODE_NONE || mode > LPN_MODE_INSIDE) luaL_error(L, "invalid mode %d", mode);
+  lpn_setMode(target, mode, count);
+  lpn_afterBusy(L);
+  return 0;
+}
+
+static int l_setluahook(lua_State *L) {
+  int status, args;
+  requireInstalled(L);
+  lua_settop(L, 4);
+  lua_rawgeti(L, LUA_REGISTRYINDEX, lpn.refSethook);
+  if (lua_isnil(L, 1)) {
+    lua_pushvalue(L, 2);
+    lua_pushvalue(L, 3);
+    lua_pushvalue(L, 4);
+    args = 3;
+  } else {
+    luaL_checktype(L, 1, LUA_TTHREAD);
+    lua_pushvalue(L, 1);
+    lua_pushvalue(L, 2);
+    lua_pushvalue(L, 3);
+    lua_pushvalue(L, 4);
+    args = 4;
+  }
+  if (lua_isnil(L, -3)) {
+    lua_pop(L, 2); /* debug.sethook(co?, nil) removes the hook */
+    args -= 2;
+  }
+  lpn_busy++;
+  status = lua_pcall(L, args, 0, 0);
+  lpn.generation++;
+  lpn_invalidateCache();
+  lpn_busy--;
+  lpn_afterBusy(L);
+  if (status != 0) return lua_error(L);
+  return 0;
+}
+
+static int l_setinside(lua_State *L) {
+  int old = lpn_inside;
+  int inside = lua_toboolean(L, 1);
+  lpn_inside = inside;
+  lpn_watchQuiet(inside);
+  if (!inside) lpn_afterBusy(L);
+  lua_pushboolean(L, old);
+  return 1;
+}
+
+static int l_running(lua_State *L) {
+  lua_State *thread = threadArg(L, 1);
+  if (!lpn.installed || lpn.refRunning == LUA_NOREF) return 0;
+  if (thread == L)
+    lua_pushthread(L);
+  else
+    lua_pushvalue(L, 1);
+  lpn_running = thread; /* the old one stays referenced until the next line replaces it */
+  lua_rawseti(L, LUA_REGISTRYINDEX, lpn.refRunning);
+  return 0;
+}
+
+static int l_watch(lua_State *L) {
+  const char *why = "unknown";
+  int fd = (int)luaL_checkinteger(L, 1);
+  requireInstalled(L);
+  if (!lpn_watchStart(fd, &why)) {
+    lpn.watching = 0;
+    lua_pushnil(L);
+    lua_pushstring(L, why);
+    return 2;
+  }
+  lpn.watching = 1;
+  lua_pushboolean(L, 1);
+  return 1;
+}
+
+static int l_unwatch(lua_State *L) {
+  (void)L;
+  lpn_watchStop();
+  lpn.watching = 0;
+  lpn_pollRequested = 0;
+  return 0;
+}
+
+static void setNumber(lua_State *L, const char *name, double value) {
+  lua_pushnumber(L, value);
+  lua_setfield(L, -2, name);
+}
+
+static int l_status(lua_State *L) {
+  const char *problem = lpn_watchProblem();
+  lua_createtable(L, 0, 12);
+  lua_pushboolean(L, lpn.installed && isOwnerState(L));
+  lua_setfield(L, -2, "installed");
+  lua_pushboolean(L, lpn.watching && lpn_watchActive());
+  lua_setfield(L, -2, "watching");
+  if (problem) {
+    lua_pushstring(L, problem);
+    lua_setfield(L, -2, "watchProblem");
+  }
+  setNumber(L, "abi", LPN_ABI);
+  setNumber(L, "apiVersion", LPN_API_VERSION);
+  setNumber(L, "signals", (double)lpn_watchSignals());
+  setNumber(L, "polls", (double)lpn.polls);
+  setNumber(L, "verdictCalls", (double)lpn.verdictCalls);
+  setNumber(L, "hits", (double)lpn.hits);
+  setNumber(L, "callbackErrors", (double)lpn.callbackErrors);
+  return 1;
+}
+
+/* When the Lua state closes: stop the thread and give SIGURG back before the library unloads. */
+static int l_collect(lua_State *L) {
+  if (lpn.installed && isOwnerState(L)) {
+    lpn_watchStop();
+    lpn.watching = 0;
+    lpn.installed = 0;
+    lpn_running = NULL;
+    lpn.owner = NULL;
+    lpn.refOwner = lpn.refVerdicts = lpn.refOwn = lpn.refVerdictFn = lpn.refHitFn =
+        lpn.refPollFn = lpn.refSethook = lpn.refLines = lpn.refRunning = LUA_NOREF;
+    lpn_signalRestore();
+  }
+  return 0;
+}
+
+static const luaL_Reg functions[] = {
+    {"install", l_install}, {"sethook", l_sethook}, {"setluahook", l_setluahook},
+    {"setinside", l_setinside}, {"running", l_running}, {"watch", l_watch},
+    {"unwatch", l_unwatch}, {"status", l_status}, {NULL, NULL}};
+
+__attribute__((visibility("default"))) int LPN_OPEN(LPN_ABI)(lua_State *L) {
+  lua_newtable(L);
+  lpn_setfuncs(L, functions);
+  lua_pushinteger(L, LPN_API_VERSION);
+  lua_setfield(L, -2, "apiVersion");
+  lua_pushinteger(L, LPN_ABI);
+  lua_setfield(L, -2, "abi");
+  /* A sentinel whose finalizer runs when the state closes (before the library is unloaded: Lua
+     finalizes in reverse order of creation, and the library handle predates it). */
+  lua_newuserdata(L, 1);
+  lua_newtable(L);
+  lua_pushcfunction(L, l_collect);
+  lua_setfield(L, -2, "__gc");
+  lua_setmetatable(L, -2);
+  luaL_ref(L, LUA_REGISTRYINDEX);
+  return 1;
+}

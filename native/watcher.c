@@ -1,0 +1,255 @@
+/*
+ * watcher.c: lets an idle program run with no debug hook at all and still notice IDE commands
+ * (pause, new breakpoints) within milliseconds, even in a tight loop without calls. A thread
+ * waits until the IDE's socket has data, then signals the thread that runs Lua (SIGURG: ignored
+ * by default, so a late or stray one does no harm). The signal handler only calls lua_sethook,
+ * which Lua allows from a signal handler, to make the next instruction call the C hook; the hook
+ * removes that count again and lets the runtime read the commands. Until the runtime has read
+ * them (its poll acknowledges) or RETRY_MS have passed, the thread does not signal again; while
+ * the runtime's own code runs (a stop, the handshake, a poll) it does not signal at all.
+ *
+ * What it costs the program: nothing while the IDE is silent; one signal per burst of commands.
+ * A signal interrupts a blocking system call of the Lua thread: calls that SA_RESTART restarts
+ * go on; poll/select/sleep-like calls return EINTR (luasocket retries them).
+ */
+#include "luapanda_native.h"
+
+#if defined(__unix__) || defined(__APPLE__)
+
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <pthread.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#define LPN_SIGNAL SIGURG
+#define RETRY_MS 100 /* signal again when no poll answered within this time */
+#define MIN_GAP_MS 5  /* and never more often than this */
+#define QUIET_MS 20   /* while the runtime reads the socket itself, look again this often */
+
+static pthread_t luaThread;
+static pthread_t watcherThread;
+static int threadRunning = 0;
+static int wakeFds[2] = {-1, -1};
+static int watchedFd = -1;
+static int stopFlag = 0, quietFlag = 0, ackFlag = 0; /* shared with the thread (atomics) */
+static unsigned long signalsSent = 0;                /* written by the thread only */
+static const char *problem = NULL;
+static int handlerInstalled = 0;
+static struct sigaction previousAction;
+
+static void onSignal(int sig) {
+  int savedErrno = errno;
+  (void)sig;
+  /* Only the Lua thread may touch Lua state; a stray SIGURG elsewhere is ignored. */
+  if (threadRunning && pthread_equal(pthread_self(), luaThread)) {
+    lpn_pollRequested = 1;
+    if (lpn_busy == 0 && !lpn_inside) {
+      lua_State *running = lpn_running;
+      if (running) lpn_arm(running);
+      if (lpn.owner && lpn.owner != running) lpn_arm(lpn.owner);
+    }
+  }
+  errno = savedErrno;
+}
+
+static int installHandler(const char **why) {
+  struct sigaction current, action;
+  if (sigaction(LPN_SIGNAL, NULL, &current) != 0) {
+    *why = "sigaction(SIGURG) failed";
+    return 0;
+  }
+  if (handlerInstalled) {
+    if (!(current.sa_flags & SA_SIGINFO) && current.sa_handler == onSignal) return 1;
+    *why = "the program replaced the SIGURG handler";
+    return 0;
+  }
+  if ((current.sa_flags & SA_SIGINFO) ||
+      (current.sa_handler != SIG_DFL && current.sa_handler != SIG_IGN)) {
+    *why = "the program handles SIGURG itself";
+    return 0;
+  }
+  memset(&action, 0, sizeof action);
+  action.sa_handler = onSignal;
+  sigemptyset(&action.sa_mask);
+  action.sa_flags = SA_RESTART;
+  if (sigaction(LPN_SIGNAL, &action, &previousAction) != 0) {
+    *why = "sigaction(SIGURG) failed";
+    return 0;
+  }
+  handlerInstalled = 1;
+  return 1;
+}
+
+void lpn_signalRestore(void) {
+  if (handlerInstalled) {
+    sigaction(LPN_SIGNAL, &previousAction, NULL);
+    handlerInstalled = 0;
+  }
+  if (wakeFds[0] >= 0) {
+    close(wakeFds[0]);
+    close(wakeFds[1]);
+    wakeFds[0] = wakeFds[1] = -1;
+  }
+}
+
+static long long nowMs(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+static void wake(void) {
+  char byte = 1;
+  if (wakeFds[1] >= 0) {
+    ssize_t ignored = write(wakeFds[1], &byte, 1); /* a full pipe already wakes the thread */
+    (void)ignored;
+  }
+}
+
+static void drainWakePipe(void) {
+  char buffer[64];
+  while (read(wakeFds[0], buffer, sizeof buffer) > 0) {
+  }
+}
+
+static void *watcherMain(void *unused) {
+  int fd = watchedFd;
+  int awaiting = 0; /* signalled; waiting for the runtime's poll */
+  long long signalledAt = 0;
+  (void)unused;
+  while (!__atomic_load_n(&stopFlag, __ATOMIC_ACQUIRE)) {
+    struct pollfd fds[2];
+    int count = 1, timeout = -1, ready;
+    long long now = nowMs();
+    if (__atomic_exchange_n(&ackFlag, 0, __ATOMIC_ACQ_REL)) awaiting = 0;
+    if (awaiting && now - signalledAt >= RETRY_MS) awaiting = 0;
+    fds[0].fd = wakeFds[0];
+    fds[0].events = POLLIN;
+    fds[0].revents = 0;
+    if (awaiting) {
+      timeout = (int)(RETRY_MS - (now - signalledAt));
+    } else if (__atomic_load_n(&quietFlag, __ATOMIC_ACQUIRE)) {
+      /* No socket in the set (its data is for the runtime, which reads it now): no busy loop,
+         and leaving the quiet state costs the Lua thread no system call. */
+      timeout = QUIET_MS;
+    } else if (fd >= 0) {
+      if (now - signalledAt < MIN_GAP_MS) {
+        timeout = (int)(MIN_GAP_MS - (now - signalledAt));
+      } else {
+        fds[1].fd = fd;
+        fds[1].events = POLLIN;
+        fds[1].revents = 0;
+        count = 2;
+      }
+    }
+    ready = poll(fds, (nfds_t)count, timeout);
+    if (ready < 0) {
+      if (errno == EINTR) continue;
+      problem = "poll() failed in the watcher thread";
+      break;
+    }
+    if (fds[0].revents) drainWakePipe();
+    if (count == 2 && fds[1].revents) {
+      if (fds[1].revents & POLLNVAL) {
+        fd = -1; /* closed under us: wait to be stopped */
+        problem = "the socket was closed while watched";
+        continue;
+      }
+      if (__atomic_load_n(&quietFlag, __ATOMIC_ACQUIRE)) continue;
+      pthread_kill(luaThread, LPN_SIGNAL);
+      signalsSent++;
+      awaiting = 1;
+      signalledAt = nowMs();
+    }
+  }
+  return NULL;
+}
+
+static int makeWakePipe(void) {
+  int i;
+  if (wakeFds[0] >= 0) return 1;
+  if (pipe(wakeFds) != 0) return 0;
+  for (i = 0; i < 2; i++) {
+    fcntl(wakeFds[i], F_SETFL, fcntl(wakeFds[i], F_GETFL) | O_NONBLOCK);
+    fcntl(wakeFds[i], F_SETFD, FD_CLOEXEC);
+  }
+  return 1;
+}
+
+int lpn_watchStart(int fd, const char **why) {
+  sigset_t all, saved;
+  int failed;
+  lpn_watchStop();
+  problem = NULL;
+  if (fd < 0) {
+    *why = "no socket descriptor";
+    return 0;
+  }
+  if (!installHandler(why)) return 0;
+  if (pthread_sigmask(SIG_BLOCK, NULL, &saved) == 0 && sigismember(&saved, LPN_SIGNAL) == 1) {
+    *why = "the Lua thread blocks SIGURG";
+    return 0;
+  }
+  if (!makeWakePipe()) {
+    *why = "pipe() failed";
+    return 0;
+  }
+  drainWakePipe();
+  luaThread = pthread_self();
+  watchedFd = fd;
+  __atomic_store_n(&stopFlag, 0, __ATOMIC_RELEASE);
+  __atomic_store_n(&ackFlag, 0, __ATOMIC_RELEASE);
+  __atomic_store_n(&quietFlag, lpn_inside ? 1 : 0, __ATOMIC_RELEASE);
+  /* The thread takes no signal of the program: it starts with every signal blocked. */
+  sigfillset(&all);
+  pthread_sigmask(SIG_SETMASK, &all, &saved);
+  failed = pthread_create(&watcherThread, NULL, watcherMain, NULL);
+  pthread_sigmask(SIG_SETMASK, &saved, NULL);
+  if (failed) {
+    *why = "pthread_create failed";
+    return 0;
+  }
+  threadRunning = 1;
+  return 1;
+}
+
+void lpn_watchStop(void) {
+  if (!threadRunning) return;
+  __atomic_store_n(&stopFlag, 1, __ATOMIC_RELEASE);
+  wake();
+  pthread_join(watcherThread, NULL); /* bounded: the thread wakes on the pipe at once */
+  threadRunning = 0;
+  watchedFd = -1;
+}
+
+void lpn_watchAck(void) {
+  if (!threadRunning) return;
+  __atomic_store_n(&ackFlag, 1, __ATOMIC_RELEASE);
+  wake();
+}
+
+void lpn_watchQuiet(int quiet) { __atomic_store_n(&quietFlag, quiet ? 1 : 0, __ATOMIC_RELEASE); }
+
+int lpn_watchActive(void) { return threadRunning; }
+const char *lpn_watchProblem(void) { return problem; }
+unsigned long lpn_watchSignals(void) { return signalsSent; }
+
+#else /* no POSIX threads and signals: the runtime polls with a count hook instead */
+
+int lpn_watchStart(int fd, const char **why) {
+  (void)fd;
+  *why = "no watcher on this platform (needs POSIX threads and signals)";
+  return 0;
+}
+void lpn_watchStop(void) {}
+void lpn_watchAck(void) {}
+void lpn_watchQuiet(int quiet) { (void)quiet; }
+int lpn_watchActive(void) { return 0; }
+const char *lpn_watchProblem(void) { return NULL; }
+unsigned long lpn_watchSignals(void) { return 0; }
+void lpn_signalRestore(void) {}
+
+#endif
