@@ -19,6 +19,7 @@ local transport = require("luapanda.transport")
 local session = require("luapanda.session")
 local coroutines = require("luapanda.coroutines")
 local exceptions = require("luapanda.exceptions")
+local native = require("luapanda.native")
 
 local M = { __runtime = "luapanda-mcp" }
 local pcall = pcall
@@ -33,7 +34,7 @@ local function registerOwn(t)
   end
 end
 for _, m in ipairs({ compat, json, paths, breakpoints, hook, stack, variables, eval, safe, transport,
-  session, coroutines, exceptions }) do registerOwn(m) end
+  session, coroutines, exceptions, native }) do registerOwn(m) end
 breakpoints.addOwnSource(debug.getinfo(1, "S").source)
 
 coroutines.install(session)
@@ -56,6 +57,7 @@ local function begin(mode, host, port)
   end
   exceptions.install(session)
   armHeartbeat()
+  native.load(session.settings)
   local ok, connected = pcall(session.connect, mode, host, port)
   return ok and connected or false
 end
@@ -72,6 +74,7 @@ function M.startServer(host, port)
   if session.link then return false end
   exceptions.install(session)
   armHeartbeat()
+  native.load(session.settings)
   -- Waits up to listeningTimeoutSec for the IDE, as upstream does; later attempts do not block.
   local okConnect = pcall(session.connect, "server", host, port)
   return okConnect and session.link ~= nil
@@ -156,6 +159,7 @@ function M.getInfo()
   local state = hook.state()
   lines[#lines + 1] = "hook: enabled=" .. tostring(state.enabled) .. " breakpointsActive=" .. tostring(state.bpMode)
     .. " slow=" .. tostring(state.slow) .. " jitForcedOff=" .. tostring(compat.jitIsForcedOff())
+  lines[#lines + 1] = native.describe()
   lines[#lines + 1] = "breakpoints: " .. breakpoints.count()
   for _, l in ipairs(breakpoints.describe()) do lines[#lines + 1] = "  " .. l end
   local cfg = paths.config()
@@ -171,7 +175,8 @@ function M.doctor()
   local core = transport.socketCore()
   lines[#lines + 1] = core and "socket: luasocket found" or "socket: NOT found (install luasocket or set LuaPanda.customGetSocketInstance)"
   lines[#lines + 1] = compat.canCompile and "load/loadstring: available (watch and conditions work)" or "load/loadstring: missing"
-  lines[#lines + 1] = "C hook library: not used (pure-Lua runtime)"
+  lines[#lines + 1] = "upstream C hook library (libpdebug): not used"
+  lines[#lines + 1] = native.describe()
   local info = debug.getinfo(1, "S")
   lines[#lines + 1] = "runtime source: " .. tostring(info.source)
   return table.concat(lines, "\n")

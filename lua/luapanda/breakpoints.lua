@@ -14,7 +14,10 @@ local pcall, error = pcall, error -- the originals, before exceptions.lua wraps 
 local getinfo = debug.getinfo
 local byKey = {}            -- key -> { [fullPath] = { path = fullPath, lines = { [line] = bp } } }
 local count = 0             -- number of breakpoints in total
+-- fn -> lines|false. One table for the life of the runtime (cleared in place), so the hook and
+-- the native accelerator can hold on to it.
 local verdicts = setmetatable({}, { __mode = "k" })
+local bySource = {}         -- chunk source -> its breakpoint files (or false), until a change
 local cFunctions = setmetatable({}, { __mode = "k" })
 M.cFunctions = cFunctions   -- fn -> true for C functions seen by verdict
 local ownFunctions = setmetatable({}, { __mode = "k" })
@@ -29,9 +32,13 @@ function M.count() return count end
 function M.all() return byKey end
 
 local function reset()
-  verdicts = setmetatable({}, { __mode = "k" })
+  for fn in pairs(verdicts) do verdicts[fn] = nil end
+  bySource = {}
   M.generation = M.generation + 1
 end
+
+--- The verdict cache itself (weak keys): fn -> {line -> bp} or false; absent = not computed.
+function M.verdictTable() return verdicts end
 
 function M.clear()
   byKey, count = {}, 0
@@ -208,7 +215,12 @@ local function compute(fn)
   if not info then return false end
   if ownSources[info.source] then ownFunctions[fn] = true return false end
   if count == 0 then return false end
-  local entries = M.filesFor(info.source)
+  local source = info.source
+  local entries = bySource[source]
+  if entries == nil then
+    entries = M.filesFor(source) or false
+    bySource[source] = entries
+  end
   if not entries then return false end
   local first, last = info.linedefined, info.lastlinedefined
   local active = getinfo(fn, "L")

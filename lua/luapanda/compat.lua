@@ -92,22 +92,23 @@ function M.onEveryGcCycle(fn)
 end
 
 --- Turns the JIT compiler off (and flushes compiled traces) while breakpoints or steps need
---- every line to run through the hook; back on afterwards. No-op outside LuaJIT.
+--- every line to run through the hook; back on afterwards. Returns false when LuaJIT refused
+--- (every jit.* function raises "bad action while in __gc metamethod" inside a finalizer, where
+--- the GC heartbeat runs): the caller must try again outside. Always true outside LuaJIT.
 local jitForcedOff = false
 function M.setJitNeeded(off)
-  if not M.isJIT then return end
+  if not M.isJIT then return true end
   if off then
-    if not jitForcedOff then
-      jitForcedOff = true
-      pcall(jitLib.off)
-    end
-    -- Flush every time (cheap once the compiler is off): LuaJIT ignores a flush requested from a
-    -- GC finalizer, so one that came from the heartbeat is repeated at the next state change.
-    pcall(jitLib.flush)
-  elseif not off and jitForcedOff then
+    -- Called every time (jit.off is idempotent), also to find out whether we may act here.
+    if not pcall(jitLib.off) then return false end
+    jitForcedOff = true
+    -- Flush every time: loops compiled before must stop bypassing the hook.
+    return (pcall(jitLib.flush))
+  elseif jitForcedOff then
+    if not pcall(jitLib.on) then return false end
     jitForcedOff = false
-    pcall(jitLib.on)
   end
+  return true
 end
 function M.jitIsForcedOff() return jitForcedOff end
 

@@ -54,13 +54,12 @@ local function resume(co, ...)
   end
   resumers[co] = record
   if session.link and entry.wrap then entry.protected = session.isProtected and session.isProtected(2) end
-  if compat.isJIT then hook.switchTo(co) end
+  hook.switchTo(co)
   local generation = hook.generation
   local r = pack(raw.resume(co, ...))
   resumers[co] = nil
-  if compat.isJIT then
-    hook.switchTo(nil)
-  elseif generation ~= hook.generation then
+  hook.switchTo(nil)
+  if not compat.isJIT and generation ~= hook.generation then
     -- The debugger changed state while the coroutine ran (a step, new breakpoints): the resuming
     -- thread may have no handle to be updated from there, so update it now.
     hook.refresh()

@@ -6,6 +6,10 @@
 --   inside a function holding a breakpoint  "lcr" + count  (line events: one table index each)
 --   step / pause / entry / BP() pending     "l"   + count  (every line goes to the session)
 -- Disconnected: no hook at all. The per-function verdicts come from breakpoints.verdict.
+-- With the native accelerator (native.lua, native/*.c) the same modes run in a C hook, which
+-- calls back here only for a verdict not cached yet (breakpoints.verdict), a breakpoint line
+-- (nativeHit) or a poll (nativePoll); idle then needs no hook at all when its watcher thread
+-- notices IDE commands. Steps, pause, entry, BP() and LuaJIT's repeat guard keep the Lua hook.
 local compat = require("luapanda.compat")
 local breakpoints = require("luapanda.breakpoints")
 
@@ -14,6 +18,7 @@ local pcall, error = pcall, error -- the originals, before exceptions.lua wraps 
 
 local sethook, gethook, getinfo = debug.sethook, debug.gethook, debug.getinfo
 local verdict = breakpoints.verdict
+local verdicts = breakpoints.verdictTable()
 local cFunctions = breakpoints.cFunctions
 local ownFunctions = breakpoints.ownFunctions
 local MAIN = compat.MAIN
@@ -29,10 +34,34 @@ local special = false -- guard or slow: every line event must take the full path
 
 local hooks = setmetatable({}, { __mode = "k" }) -- thread key -> { fn = hook, set = setter }
 local pool = setmetatable({}, { __mode = "k" })  -- coroutines we know of
+local native = nil      -- the native accelerator's module while in use (see M.useNative)
+local watching = false  -- its watcher notices IDE commands: no count hook is needed to poll
+local refreshAll        -- M.refresh, for the hooks below
+local jitWanted, retryJit -- LuaJIT: the compiler state wanted, and the hook that retries it
+
+-- `inside` (the runtime's own code runs) is mirrored into the C hook, which must then stay quiet.
+local function setInsideFlag(v)
+  inside = v
+  if native then native.setinside(v) end
+end
+
+-- Every debug.sethook goes through here: with the native module loaded, through it, so that its
+-- signal handler never interrupts a half-done hook change.
+local function setLuaHook(co, fn, mask, count)
+  if native then
+    native.setluahook(co, fn, mask, count)
+  elseif co then
+    if fn then sethook(co, fn, mask, count) else sethook(co) end
+  elseif fn then
+    sethook(fn, mask, count)
+  else
+    sethook()
+  end
+end
 
 function M.init(callbacks) session = callbacks end
 function M.armGuard() guard = true special = true end
-function M.setInside(v) local old = inside inside = v return old end
+function M.setInside(v) local old = inside setInsideFlag(v) return old end
 function M.isInside() return inside end
 function M.pool() return pool end
 
@@ -65,7 +94,11 @@ local function newHook()
       mode = m
       local mask
       if not enabled then
-        if co then sethook(co) else sethook() end
+        setLuaHook(co)
+        return
+      elseif native and not special then
+        -- The C hook in the same mode; a count only when no watcher polls for us.
+        native.sethook(co, bpMode and (m < 2 and m or 2) or -1, watching and 0 or pollEvery)
         return
       elseif slow then
         mask = "l"
@@ -75,11 +108,9 @@ local function newHook()
         mask = MASKS[m]
       end
       if mask == "" and pollEvery == 0 then
-        if co then sethook(co) else sethook() end -- nothing to hook at all
-      elseif co then
-        sethook(co, hook, mask, pollEvery)
+        setLuaHook(co) -- nothing to hook at all
       else
-        sethook(hook, mask, pollEvery)
+        setLuaHook(co, hook, mask, pollEvery)
       end
     else
       mode = m
@@ -89,16 +120,19 @@ local function newHook()
   local function lineEvent(line)
     if inside then return end
     if guard then
-      inside = true
+      setInsideFlag(true)
       local ok, dup, done = pcall(session.isDuplicate, line, hook)
-      inside = false
-      if not ok or done then guard = false special = slow end
+      setInsideFlag(false)
+      if not ok or done then
+        guard = false special = slow
+        if native and not special then refreshAll() end -- back to the C hook
+      end
       if ok and dup then return end
     end
     if slow then
-      inside = true
+      setInsideFlag(true)
       pcall(session.onSlowLine, line, hook)
-      inside = false
+      setInsideFlag(false)
       return
     end
     local bp = activeLines and activeLines[line]
@@ -109,14 +143,19 @@ local function newHook()
       bp = lines and lines[line]
     end
     if bp then
-      inside = true
+      setInsideFlag(true)
       local lines = verdict(getinfo(3, "f").func)
       activeLines = lines
       if lines and lines[line] then pcall(session.onBreakpoint, lines[line], line, hook) end
-      inside = false
+      setInsideFlag(false)
     end
   end
   hook = function(event, line)
+    if (event == "call" or event == "tail call") and mode ~= 2 and not special and not inside then
+      -- The hot case with breakpoints elsewhere: a call of a function known to hold none, which
+      -- changes nothing (one getinfo and one index, no function call).
+      if verdicts[getinfo(2, "f").func] == false then return end
+    end
     if event == "line" then
       -- The hot case: a line of a function with breakpoints, but not a breakpoint line.
       if not special and not jitBelow then
@@ -128,16 +167,19 @@ local function newHook()
     end
     if inside then return end
     if event == "count" then
-      inside = true
+      setInsideFlag(true)
       pcall(session.onPoll, hook)
-      inside = false
+      setInsideFlag(false)
       return
     end
     if guard and event == "return" then
-      inside = true
+      setInsideFlag(true)
       local ok, done = pcall(session.guardReturn, hook)
-      inside = false
-      if not ok or done then guard = false special = slow end
+      setInsideFlag(false)
+      if not ok or done then
+        guard = false special = slow
+        if native and not special then refreshAll() return end
+      end
     end
     if not bpMode or slow then return end
     if event == "return" then
@@ -212,6 +254,40 @@ local function modeOf(co, firstLevel)
   end
 end
 
+-- Native accelerator callbacks: called by the C hook, so the code that fired the hook is at
+-- level 2 and these functions stand where the Lua hook would (session finds the code below them).
+local function nativeHit(line)
+  if inside or slow or not bpMode then return end
+  local info = getinfo(2, "f")
+  local lines = info and verdict(info.func)
+  local bp = lines and lines[line]
+  if not bp then return end
+  setInsideFlag(true)
+  pcall(session.onBreakpoint, bp, line, nativeHit)
+  setInsideFlag(false)
+end
+
+local function nativePoll()
+  if inside then return end
+  setInsideFlag(true)
+  pcall(session.onPoll)
+  setInsideFlag(false)
+end
+
+--- What the native module's install() needs from the runtime.
+function M.nativeCallbacks()
+  return { verdicts = breakpoints.verdictTable(), own = ownFunctions, verdict = verdict,
+    hit = nativeHit, poll = nativePoll, sethook = sethook, isJIT = isJIT }
+end
+
+--- Uses the native module (nil: the pure-Lua hook); `watch`: its watcher polls for us. Takes
+--- effect at the next configure/refresh.
+function M.useNative(mod, watch)
+  native = mod
+  watching = (mod ~= nil) and watch and true or false
+  if native then native.setinside(inside) end
+end
+
 --- Installs hooks matching the current state on the running thread and every known coroutine.
 function M.refresh()
   local key = compat.currentThread()
@@ -240,9 +316,18 @@ function M.prepare(co)
   hookFor(co).apply(cm, clines, true, co)
 end
 
---- LuaJIT has one global hook: re-evaluate it for the thread that is about to run.
+refreshAll = M.refresh
+
+--- Called by the coroutine wrappers around a resume: `co` is about to run (nil: the resumer runs
+--- again). LuaJIT has one global hook: re-evaluate it for the thread that is about to run. With
+--- the native watcher, it must know which thread runs, to make that one poll.
 function M.switchTo(co)
-  if not enabled or not compat.isJIT then return end
+  if not enabled then return end
+  if watching and not compat.isJIT then
+    if co then native.running(co) else native.running() end
+    return
+  end
+  if not compat.isJIT then return end
   local h = hookFor(compat.currentThread())
   if co then
     local m, lines = modeOf(co, 0)
@@ -256,6 +341,14 @@ end
 --- Changes the global state and re-installs hooks.
 M.generation = 0
 
+-- LuaJIT only (see M.configure): switch the compiler as the state wants, then the real hooks.
+jitWanted = false
+retryJit = function()
+  if compat.setJitNeeded(jitWanted) then
+    if enabled then M.refresh() else setLuaHook(nil) end
+  end
+end
+
 function M.configure(state)
   M.generation = M.generation + 1
   enabled = state.enabled and true or false
@@ -263,18 +356,29 @@ function M.configure(state)
   bpMode = breakpoints.count() > 0
   slow = state.slow and true or false
   special = slow or guard
-  compat.setJitNeeded(enabled and (bpMode or slow or state.jitOff))
+  jitWanted = enabled and (bpMode or slow or state.jitOff) and true or false
+  local jitDone = compat.setJitNeeded(jitWanted)
+  if not jitDone then
+    -- Inside a finalizer (the GC heartbeat attached or read a command): LuaJIT refuses to switch
+    -- its compiler there. A count hook of 1 retries at the next instruction; the first one outside
+    -- the finalizer succeeds and puts the normal hooks back.
+    setLuaHook(nil, retryJit, "", 1)
+    return
+  end
   if not enabled then
-    sethook()
+    setLuaHook(nil)
     for co in pairs(pool) do
-      if coroutine.status(co) ~= "dead" then sethook(co) end
+      if coroutine.status(co) ~= "dead" then setLuaHook(co) end
     end
     return
   end
   M.refresh()
 end
 
-function M.state() return { enabled = enabled, bpMode = bpMode, slow = slow, pollEvery = pollEvery } end
+function M.state()
+  return { enabled = enabled, bpMode = bpMode, slow = slow, pollEvery = pollEvery,
+    native = native ~= nil, watching = watching }
+end
 
 --- The hook currently set on the running thread (for diagnostics).
 function M.current() return gethook() end

@@ -12,6 +12,7 @@ local stack = require("luapanda.stack")
 local variables = require("luapanda.variables")
 local eval = require("luapanda.eval")
 local safe = require("luapanda.safe")
+local native = require("luapanda.native")
 
 local S = {}
 local pcall, error = pcall, error -- the originals, before exceptions.lua wraps them
@@ -32,6 +33,7 @@ S.settings = {
   handshakeTimeoutSec = 30,
   pollInstructions = 100000,   -- count hook period while connected (0: notice commands at GC only)
   jitOffWhileAttached = true,  -- LuaJIT: compiled loops run no hook, so pause needs the JIT off
+  useNative = true,            -- use the native accelerator (luapanda_native<abi>) when found
   customGetSocketInstance = nil,
 }
 
@@ -562,6 +564,7 @@ function S.handshake()
   drain()
   if S.config.stopOnEntry then entryKey = compat.currentThread() end
   S.log("debugger init success", 1)
+  native.attach(link, S.settings)
   S.updateHooks()
   hook.setInside(wasInside)
   return true
@@ -594,6 +597,7 @@ end
 function S.stopAttach()
   S.attachMode = false
   if S.link then S.disconnect("stopAttach") end
+  native.detach()
   if serverSocket then pcall(serverSocket.close, serverSocket) serverSocket = nil end
   hook.configure({ enabled = false })
 end

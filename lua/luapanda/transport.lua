@@ -73,7 +73,18 @@ end
 function M:close()
   if self.closed then return end
   self.closed = true
+  -- Whoever watches the descriptor (the native watcher) lets go before it can be reused.
+  if self.beforeClose then pcall(self.beforeClose) end
   pcall(self.sock.close, self.sock)
+end
+
+--- The socket's file descriptor (luasocket's getfd), or nil for sockets that have none.
+function M:fd()
+  if self.closed then return nil end
+  local sock = self.sock
+  local ok, fd = pcall(function() return sock:getfd() end)
+  if ok and type(fd) == "number" and fd >= 0 then return fd end
+  return nil
 end
 
 --- Sends one frame (the JSON text without delimiter). Returns true or nil, "closed".

@@ -1,0 +1,100 @@
+-- native.lua: the optional native accelerator (C sources in native/, one build per Lua C ABI,
+-- `luapanda_native51` for Lua 5.1 and LuaJIT, `…52`, `…53`, `…54`). When `require` finds it on
+-- package.cpath, the hook modes run in C (hook.lua calls it through hook.useNative) and, while
+-- connected, a watcher thread notices IDE commands so that an idle program runs with no hook at
+-- all. Without it everything works the same in pure Lua, only slower. `LuaPanda.settings.useNative
+-- = false` (before start(), or before the next connection) keeps it off.
+local compat = require("luapanda.compat")
+local hook = require("luapanda.hook")
+
+local M = {}
+local pcall = pcall -- the original, before exceptions.lua wraps it
+
+local API_VERSION = 1 -- the interface of native/module.c this runtime speaks
+local major, minor = _VERSION:match("(%d+)%.(%d+)")
+M.moduleName = "luapanda_native" .. (compat.isJIT and "51" or (tostring(major) .. tostring(minor)))
+
+local mod = nil                -- the installed module
+local reason = "not loaded yet (start() loads it)"
+local watchProblem = nil       -- why the watcher is not running while connected, if it is not
+
+local function firstLine(text)
+  return (tostring(text):gsub("^%s+", ""):match("^[^\n]*"))
+end
+
+--- Loads and installs the module once; returns whether it is in use.
+function M.load(settings)
+  if mod then return true end
+  if settings.useNative == false then
+    reason = "off (LuaPanda.settings.useNative = false)"
+    return false
+  end
+  local ok, loaded = pcall(require, M.moduleName)
+  if not ok then
+    reason = M.moduleName .. " not found on package.cpath (" .. firstLine(loaded):sub(1, 120) .. ")"
+    return false
+  end
+  if type(loaded) ~= "table" or loaded.apiVersion ~= API_VERSION then
+    reason = M.moduleName .. " has another interface version (" .. tostring(type(loaded) == "table"
+      and loaded.apiVersion) .. ", this runtime needs " .. API_VERSION .. "): rebuild or copy the matching build"
+    return false
+  end
+  local okInstall, installed, why = pcall(loaded.install, hook.nativeCallbacks())
+  if not okInstall or not installed then
+    reason = M.moduleName .. " could not be installed: " .. tostring(okInstall and why or installed)
+    return false
+  end
+  mod = loaded
+  reason = nil
+  return true
+end
+
+--- A new connection: use the module (and its watcher on the link's socket) unless switched off.
+function M.attach(link, settings)
+  if not mod then hook.useNative(nil, false) return end
+  if settings.useNative == false then
+    reason = "off (LuaPanda.settings.useNative = false)"
+    hook.useNative(nil, false)
+    return
+  end
+  reason = nil
+  local fd = link.fd and link:fd()
+  local ok, why = false, "the socket has no descriptor (custom socket): IDE commands are polled by count hook"
+  if fd then ok, why = mod.watch(fd) end
+  watchProblem = (not ok) and tostring(why) or nil
+  hook.useNative(mod, ok and true or false)
+  -- The watcher must let go of the descriptor before the socket closes it.
+  link.beforeClose = M.detach
+end
+
+--- The connection ends (before its socket closes).
+function M.detach()
+  if mod then
+    mod.unwatch()
+    hook.useNative(hook.state().native and mod or nil, false)
+  end
+end
+
+--- One line for LuaPanda.getInfo() and doctor().
+function M.describe()
+  if not mod then return "native accelerator: not in use: " .. tostring(reason) end
+  if reason then return "native accelerator: loaded, not in use: " .. reason end
+  local st = mod.status()
+  local state = hook.state()
+  local parts = { "native accelerator: " .. M.moduleName .. " in use" }
+  if state.watching then
+    parts[#parts + 1] = "watcher on (no hook while idle)"
+  elseif watchProblem then
+    parts[#parts + 1] = "watcher off: " .. watchProblem
+  else
+    parts[#parts + 1] = "watcher off (not connected)"
+  end
+  parts[#parts + 1] = string.format("signals %d, polls %d, verdicts %d, hits %d, callback errors %d",
+    st.signals or 0, st.polls or 0, st.verdictCalls or 0, st.hits or 0, st.callbackErrors or 0)
+  return table.concat(parts, "; ")
+end
+
+--- Whether the module is in use, for tests and diagnostics.
+function M.inUse() return mod ~= nil and reason == nil end
+
+return M
