@@ -4,6 +4,9 @@
  * machine that lacks one fails loudly instead of silently testing less.
  */
 import { spawnSync } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { nativeBuildFile } from '../../src/session/nativeBuilds';
 
 export interface LuaInterpreter {
   /** Command name on the PATH, e.g. `lua5.4`. */
@@ -11,7 +14,22 @@ export interface LuaInterpreter {
   /** What `_VERSION` (and `jit.version`) report. */
   readonly version: string;
   readonly isLuaJIT: boolean;
+  /** The native accelerator build is put on `package.cpath` of the processes it runs. */
+  readonly native?: boolean;
+  /** How tests name it: `lua5.4` (plain), `lua5.4 pure` or `lua5.4 native` (runtime variants). */
+  readonly label?: string;
 }
+
+/** This platform's native accelerator builds (scripts/build-native.mjs). */
+export const NATIVE_DIR = path.resolve(
+  __dirname,
+  '..',
+  '..',
+  '..',
+  'dist',
+  'native',
+  `${process.platform}-${process.arch}`,
+);
 
 /** The interpreters CI installs (Debian packages lua5.1, lua5.4, luajit, with lua-socket). */
 export const REQUIRED_INTERPRETERS = ['lua5.1', 'lua5.4', 'luajit'] as const;
@@ -48,4 +66,41 @@ export function luaInterpreters(): LuaInterpreter[] {
   }
   cached = found;
   return found;
+}
+
+/** The Lua C ABI of an interpreter's native build (LuaJIT uses 5.1's). */
+export function nativeAbiOf(lua: LuaInterpreter): '5.1' | '5.2' | '5.3' | '5.4' {
+  if (lua.isLuaJIT) return '5.1';
+  const m = /Lua (5\.[1-4])/.exec(lua.version);
+  if (!m) throw new Error(`Unknown Lua version ${lua.version}`);
+  return m[1] as '5.1' | '5.2' | '5.3' | '5.4';
+}
+
+let warnedNoNative = false;
+
+/**
+ * Every interpreter twice for the runtime tests: with the pure-Lua hook and with the native
+ * accelerator, since the accelerator must change nothing observable but speed. In CI (or with
+ * LUAPANDA_REQUIRE_NATIVE=1) each interpreter's native build must exist; elsewhere a missing
+ * build leaves out that variant, with a warning.
+ */
+export function runtimeVariants(): LuaInterpreter[] {
+  const mustHaveNative = process.env.CI === 'true' || process.env.LUAPANDA_REQUIRE_NATIVE === '1';
+  const variants: LuaInterpreter[] = [];
+  for (const lua of luaInterpreters()) {
+    variants.push({ ...lua, native: false, label: `${lua.command} pure` });
+    const build = nativeBuildFile(NATIVE_DIR, nativeAbiOf(lua));
+    if (fs.existsSync(build)) {
+      variants.push({ ...lua, native: true, label: `${lua.command} native` });
+    } else if (mustHaveNative) {
+      throw new Error(
+        `Missing native accelerator build ${build}. Run \`npm run compile\` (it needs gcc and ` +
+          'the Lua headers: sudo apt-get install -y liblua5.1-0-dev liblua5.2-dev liblua5.3-dev liblua5.4-dev).',
+      );
+    } else if (!warnedNoNative) {
+      warnedNoNative = true;
+      console.warn(`No native accelerator build (${build}): native variants are left out.`);
+    }
+  }
+  return variants;
 }

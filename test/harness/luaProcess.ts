@@ -5,7 +5,8 @@
  */
 import { ChildProcess, spawn } from 'node:child_process';
 import * as path from 'node:path';
-import { LuaInterpreter } from './interpreters';
+import { nativeCpathEnv } from '../../src/session/nativeBuilds';
+import { LuaInterpreter, NATIVE_DIR } from './interpreters';
 import { Waiters } from './waiters';
 
 export const REPO_ROOT = path.resolve(__dirname, '..', '..', '..');
@@ -38,7 +39,8 @@ export class LuaProcess {
     script: string,
     options: SpawnLuaOptions = {},
   ) {
-    const env = { ...process.env, ...options.env };
+    let env: NodeJS.ProcessEnv = { ...process.env, ...options.env };
+    if (interpreter.native) env = { ...env, ...nativeCpathEnv(NATIVE_DIR, env) };
     if (options.luaPath && options.luaPath.length > 0) {
       const extra = options.luaPath.map((dir) => path.join(dir, '?.lua')).join(';');
       env.LUA_PATH = `${extra};;`;

@@ -26,7 +26,7 @@ export class TestIde {
   private constructor(readonly listener: LuaListener) {}
 
   static async start(
-    options: { requestTimeoutMs?: number; maxFrameBytes?: number } = {},
+    options: { port?: number; requestTimeoutMs?: number; maxFrameBytes?: number } = {},
   ): Promise<TestIde> {
     const listener = await LuaListener.listen({ port: 0, host: '127.0.0.1', ...options });
     return new TestIde(listener);

@@ -4,7 +4,7 @@
  */
 import { strict as assert } from 'node:assert';
 import * as net from 'node:net';
-import { luaInterpreters } from '../harness/interpreters';
+import { runtimeVariants } from '../harness/interpreters';
 import { spawnLua } from '../harness/luaProcess';
 import { connectToLua, initSuccessInfo } from '../../src/protocol';
 import {
@@ -29,8 +29,8 @@ async function freePort(): Promise<number> {
   return port;
 }
 
-for (const lua of luaInterpreters()) {
-  describe(`runtime API (${lua.command})`, function () {
+for (const lua of runtimeVariants()) {
+  describe(`runtime API (${lua.label})`, function () {
     this.timeout(20_000);
     afterEach(closeAll);
 

@@ -3,11 +3,11 @@
  * interpolation, rules that do not compile (reported when set), and LuaJIT hot loops.
  */
 import { strict as assert } from 'node:assert';
-import { luaInterpreters } from '../harness/interpreters';
+import { runtimeVariants } from '../harness/interpreters';
 import { closeAll, finish, fixture, lineOf, startSession, topOf } from './helpers';
 
-for (const lua of luaInterpreters()) {
-  describe(`runtime breakpoints (${lua.command})`, function () {
+for (const lua of runtimeVariants()) {
+  describe(`runtime breakpoints (${lua.label})`, function () {
     this.timeout(20_000);
     afterEach(closeAll);
 

@@ -3,11 +3,11 @@
  * through src/protocol over real TCP: handshake, breakpoints, stacks, variables, stepping.
  */
 import { strict as assert } from 'node:assert';
-import { luaInterpreters } from '../harness/interpreters';
+import { runtimeVariants } from '../harness/interpreters';
 import { closeAll, finish, fixture, line, lineOf, startSession, topOf } from './helpers';
 
-for (const lua of luaInterpreters()) {
-  describe(`runtime core (${lua.command})`, function () {
+for (const lua of runtimeVariants()) {
+  describe(`runtime core (${lua.label})`, function () {
     this.timeout(20_000);
     afterEach(closeAll);
 

@@ -4,13 +4,13 @@
  * across resume/yield.
  */
 import { strict as assert } from 'node:assert';
-import { luaInterpreters } from '../harness/interpreters';
+import { runtimeVariants } from '../harness/interpreters';
 import { closeAll, finish, fixture, line, lineOf, startSession, topOf } from './helpers';
 
 const F = 'coroutines.lua';
 
-for (const lua of luaInterpreters()) {
-  describe(`runtime coroutines (${lua.command})`, function () {
+for (const lua of runtimeVariants()) {
+  describe(`runtime coroutines (${lua.label})`, function () {
     this.timeout(20_000);
     afterEach(closeAll);
 

@@ -4,11 +4,11 @@
  * assert()); errors caught by pcall stop only when the IDE enables the "caught" filter.
  */
 import { strict as assert } from 'node:assert';
-import { luaInterpreters } from '../harness/interpreters';
+import { runtimeVariants } from '../harness/interpreters';
 import { closeAll, finish, fixture, lineOf, startSession, topOf } from './helpers';
 
-for (const lua of luaInterpreters()) {
-  describe(`runtime exceptions (${lua.command})`, function () {
+for (const lua of runtimeVariants()) {
+  describe(`runtime exceptions (${lua.label})`, function () {
     this.timeout(20_000);
     afterEach(closeAll);
 

@@ -4,7 +4,7 @@
  * malformed input (the program must keep running and finish correctly), and across reconnects.
  */
 import { strict as assert } from 'node:assert';
-import { luaInterpreters } from '../harness/interpreters';
+import { runtimeVariants } from '../harness/interpreters';
 import { LuaProcess, spawnLua } from '../harness/luaProcess';
 import { LuaListener, initSuccessInfo } from '../../src/protocol';
 import { BUNDLE_DIR, FIXTURES, fixture, lineOf, sleep } from './helpers';
@@ -25,8 +25,8 @@ function b64(s: string): string {
   return Buffer.from(s, 'utf8').toString('base64');
 }
 
-for (const lua of luaInterpreters()) {
-  describe(`runtime protocol compatibility (${lua.command})`, function () {
+for (const lua of runtimeVariants()) {
+  describe(`runtime protocol compatibility (${lua.label})`, function () {
     this.timeout(20_000);
     afterEach(cleanup);
 

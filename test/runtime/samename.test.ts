@@ -4,7 +4,7 @@
  * path; distinguishSameNameFile makes the comparison strict. LuaPanda.testBreakpoint() explains it.
  */
 import { strict as assert } from 'node:assert';
-import { luaInterpreters } from '../harness/interpreters';
+import { runtimeVariants } from '../harness/interpreters';
 import { closeAll, finish, fixture, startSession, topOf } from './helpers';
 import { WireBreakpoint } from '../../src/protocol';
 
@@ -16,8 +16,8 @@ function logpoint(text: string): WireBreakpoint {
   return { type: 1, line: NAME_LINE, logMessage: text };
 }
 
-for (const lua of luaInterpreters()) {
-  describe(`runtime same-name files (${lua.command})`, function () {
+for (const lua of runtimeVariants()) {
+  describe(`runtime same-name files (${lua.label})`, function () {
     this.timeout(20_000);
     afterEach(closeAll);
 

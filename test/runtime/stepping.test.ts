@@ -3,7 +3,7 @@
  * recursion, tail calls and pcall/xpcall, and pause of a tight loop without calls.
  */
 import { strict as assert } from 'node:assert';
-import { luaInterpreters } from '../harness/interpreters';
+import { runtimeVariants } from '../harness/interpreters';
 import { closeAll, finish, fixture, line, lineOf, Session, startSession, topOf } from './helpers';
 import { StopCommand } from '../../src/protocol';
 
@@ -16,8 +16,8 @@ async function stepAndStop(
   return s.ide.nextStop(expect);
 }
 
-for (const lua of luaInterpreters()) {
-  describe(`runtime stepping (${lua.command})`, function () {
+for (const lua of runtimeVariants()) {
+  describe(`runtime stepping (${lua.label})`, function () {
     this.timeout(20_000);
     afterEach(closeAll);
 

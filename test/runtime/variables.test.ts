@@ -4,11 +4,11 @@
  * paging of a 100,000-entry table, cycles, varargs and strings that are not valid UTF-8.
  */
 import { strict as assert } from 'node:assert';
-import { luaInterpreters } from '../harness/interpreters';
+import { runtimeVariants } from '../harness/interpreters';
 import { closeAll, finish, fixture, line, lineOf, startSession, topOf } from './helpers';
 
-for (const lua of luaInterpreters()) {
-  describe(`runtime variables (${lua.command})`, function () {
+for (const lua of runtimeVariants()) {
+  describe(`runtime variables (${lua.label})`, function () {
     this.timeout(20_000);
     afterEach(closeAll);
 

@@ -1,0 +1,144 @@
+/**
+ * The native accelerator (native/*.c) against the pure-Lua hook, under every interpreter: the
+ * same scenarios must behave the same either way, and with the accelerator an idle program must
+ * run with no debug hook at all while pause still stops a loop without calls or allocation.
+ * Also: coroutines started before the runtime attached, closures of other files created and
+ * collected between breakpoint hits (a verdict must never outlive its function), a reconnect,
+ * and a program that never gets a hook back after LuaPanda.stopAttach().
+ */
+import { strict as assert } from 'node:assert';
+import { runtimeVariants } from '../harness/interpreters';
+import { TestIde } from '../harness/testIde';
+import { FIXTURES, Session, closeAll, finish, line, lineOf, startSession, topOf } from './helpers';
+
+const FILE = 'native.lua';
+
+for (const lua of runtimeVariants()) {
+  describe(`runtime native accelerator (${lua.label})`, function () {
+    this.timeout(30_000);
+    const extraIdes: TestIde[] = [];
+    afterEach(async () => {
+      await closeAll();
+      for (const ide of extraIdes.splice(0)) await ide.close();
+    });
+
+    /** Waits until the program reported whether the accelerator is in use and its idle hook. */
+    async function connected(s: Session, idle = true): Promise<void> {
+      const m = await s.lua.waitForOutput(/NATIVE (\w+)\nHOOK (\S+)/);
+      assert.equal(m[1], String(lua.native), `accelerator in use: ${m[1]}`);
+      if (!idle) return;
+      if (lua.native) assert.equal(m[2], 'nil', 'an idle program runs with no hook at all');
+      else assert.notEqual(m[2], 'nil', 'the pure-Lua runtime polls with a count hook');
+    }
+
+    /** Pauses a running tight loop, ends it through the REPL and lets the program finish. */
+    async function pauseTightLoop(ide: TestIde): Promise<void> {
+      await ide.connection.request('pause', {});
+      const stop = await ide.nextStop('stopOnPause', 5_000);
+      const top = topOf(stop.stack);
+      assert.ok(
+        [lineOf(FILE, 'tight'), lineOf(FILE, 'tightBody'), lineOf(FILE, 'tightBody') + 1].includes(
+          top.line,
+        ),
+        `paused at line ${top.line}`,
+      );
+      const set = await ide.connection.request('runREPLExpression', {
+        Expression: 'running = false',
+        stackId: String(top.index),
+      });
+      assert.equal(set[0].isSuccess, true);
+      await ide.connection.request('continue', {});
+    }
+
+    it('pauses a loop without calls or allocation (no hook while idle with the accelerator)', async () => {
+      const s = await startSession(lua, FILE, { args: ['tight'] });
+      await connected(s);
+      await s.lua.waitForOutput(/TIGHT/);
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      await pauseTightLoop(s.ide);
+      assert.match(await finish(s), /tight done\ttrue/);
+    });
+
+    it('stops in a coroutine created and started before the runtime attached', async () => {
+      const s = await startSession(lua, FILE, {
+        args: ['coroutine'],
+        breakpoints: { [FILE]: [line(lineOf(FILE, 'earlyBody'))] },
+      });
+      const values: string[] = [];
+      for (let i = 0; i < 3; i++) {
+        const stop = await s.ide.nextStop('stopOnBreakpoint');
+        const top = topOf(stop.stack);
+        assert.equal(top.line, lineOf(FILE, 'earlyBody'));
+        const locals = await s.ide.connection.request('getVariable', {
+          varRef: '10000',
+          stackId: String(top.index),
+        });
+        values.push(locals.find((v) => v.name === 'i')?.value ?? '?');
+        await s.ide.connection.request('continue', {});
+      }
+      assert.deepEqual(values, ['1', '2', '3']);
+      assert.match(await finish(s), /coroutine done\t2,3,6/);
+    });
+
+    it('never lends a collected closure’s verdict to a new one (logpoint counts, then a stop)', async () => {
+      const s = await startSession(lua, FILE, {
+        args: ['closures'],
+        breakpoints: {
+          [FILE]: [
+            { type: 1, line: lineOf(FILE, 'target'), logMessage: 'hit {round}' },
+            line(lineOf(FILE, 'closuresDone')),
+          ],
+        },
+      });
+      const stop = await s.ide.nextStop('stopOnBreakpoint', 20_000);
+      assert.equal(topOf(stop.stack).line, lineOf(FILE, 'closuresDone'));
+      const logs = () =>
+        s.ide.notifications
+          .filter((n) => n.kind === 'log' && n.cmd === 'debug_console')
+          .map((n) => (n.kind === 'log' ? n.text.replace(/^.*hit /, '') : ''));
+      const rounds = Array.from({ length: 60 }, (_, i) => String(i + 1));
+      assert.deepEqual(logs(), rounds);
+      await s.ide.connection.request('continue', {});
+      assert.match(await finish(s), /closures done\t\d+/);
+      assert.deepEqual(logs(), [...rounds, '0']);
+    });
+
+    it('re-attaches after a disconnect and pauses a tight loop through the new connection', async () => {
+      const s = await startSession(lua, FILE, { args: ['reconnect'] });
+      await connected(s);
+      const port = s.ide.port;
+      await s.ide.close();
+      const ide2 = await TestIde.start({ port });
+      extraIdes.push(ide2);
+      await ide2.accept(8_000);
+      await ide2.handshake({ cwd: FIXTURES, waitConfigurationDone: true });
+      await ide2.connection.request('configurationDone', {});
+      await ide2.connection.request('runREPLExpression', {
+        Expression: 'phase2 = true',
+        stackId: '2',
+      });
+      await s.lua.waitForOutput(/TIGHT/);
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      await pauseTightLoop(ide2);
+      const exit = await s.lua.waitForExit(10_000);
+      assert.equal(exit.code, 0, s.lua.stderr);
+      assert.match(s.lua.stdout, /tight done\ttrue/);
+    });
+
+    it('never sets a hook again after LuaPanda.stopAttach()', async () => {
+      const s = await startSession(lua, FILE, {
+        args: ['stopattach'],
+        // A breakpoint elsewhere: hooks are set until the program detaches.
+        breakpoints: { [FILE]: [line(lineOf(FILE, 'earlyBody'))] },
+      });
+      await connected(s, false);
+      await s.ide.connection.request('runREPLExpression', {
+        Expression: 'detach = true',
+        stackId: '2',
+      });
+      await s.lua.waitForOutput(/DETACHED/);
+      await s.ide.waitForClose();
+      assert.match(await finish(s), /stopattach done\tfalse\tfalse/);
+    });
+  });
+}
