@@ -1,42 +1,58 @@
 /**
  * Slowdown of the Lua runtime (dist/lua/LuaPanda.lua) against plain Lua, measured side by side in
- * one run: call-heavy, loop-heavy and recursive workloads under lua5.4 and luajit (those present),
- * in the cases of issue 3 — attached with no breakpoints; attached with a breakpoint in a function
- * that never runs; attached with a breakpoint in the running function on a line never reached;
- * started with no IDE listening — plus "idle, light mode": attached, no breakpoints, with
- * `pollInstructions = 0` (commands noticed only at garbage-collection cycles) and, under LuaJIT,
- * `jitOffWhileAttached = false` (the compiler stays on): fast, but a loop that neither allocates
- * nor leaves its trace cannot be paused.
+ * one run: call-heavy, loop-heavy and recursive workloads under lua5.4, lua5.1 and luajit (those
+ * present), in the cases of issue 3 — attached with no breakpoints; attached with a breakpoint in
+ * a function that never runs; attached with a breakpoint in the running function on a line never
+ * reached — each with the pure-Lua hook and with the native accelerator (dist/native, see
+ * native/), plus started with no IDE listening, and "idle, light mode": attached, no breakpoints,
+ * pure Lua with `pollInstructions = 0` (commands noticed only at garbage-collection cycles) and,
+ * under LuaJIT, `jitOffWhileAttached = false` (the compiler stays on): fast, but a loop that
+ * neither allocates nor leaves its trace cannot be paused.
  * CPU time is measured inside the Lua program (os.clock around the workload only); each cell is
- * the median of several runs divided by the median of plain runs interleaved with them.
- * Run alone: `node out/bench/runtime.js` (after `node scripts/build-lua.mjs && npx tsc -p .`).
+ * the median of several runs divided by the median of plain runs interleaved with them. A native
+ * cell that did not get the accelerator fails the run instead of printing a pure-Lua number.
+ * Run alone: `node out/bench/runtime.js` (after `npm run compile`); LUAPANDA_BENCH_RUNS=3 and
+ * LUAPANDA_BENCH_LUA=lua5.4,luajit make it shorter.
  */
 import * as fs from 'node:fs';
 import * as net from 'node:net';
 import * as path from 'node:path';
 import { spawn, spawnSync } from 'node:child_process';
 import { LuaListener, initSuccessInfo } from '../src/protocol';
+import { nativeCpathEnv, nativeDirFor } from '../src/session/nativeBuilds';
 
 const ROOT = path.resolve(__dirname, '..', '..');
 const BUNDLE_DIR = path.join(ROOT, 'dist', 'lua');
 const FIXTURES = path.join(ROOT, 'test', 'fixtures', 'runtime');
 const BENCH_LUA = path.join(FIXTURES, 'bench.lua');
+const NATIVE_DIR = nativeDirFor(BUNDLE_DIR);
 const RUNS = Number(process.env.LUAPANDA_BENCH_RUNS ?? 5);
 
-type Case = 'plain' | 'idle' | 'idleGc' | 'bpElsewhere' | 'bpSameFunction' | 'detached';
-const CASES: { id: Exclude<Case, 'plain'>; label: string }[] = [
-  { id: 'idle', label: 'attached, no bp' },
-  { id: 'bpElsewhere', label: 'bp in fn never run' },
-  { id: 'bpSameFunction', label: 'bp in running fn' },
-  { id: 'detached', label: 'no IDE' },
-  { id: 'idleGc', label: 'idle, light mode' },
+type Situation = 'plain' | 'idle' | 'idleGc' | 'bpElsewhere' | 'bpSameFunction' | 'detached';
+/** A situation run with the pure-Lua hook or with the native accelerator. */
+interface Case {
+  readonly situation: Situation;
+  readonly native: boolean;
+  readonly label: string;
+}
+const CASES: Case[] = [
+  { situation: 'idle', native: false, label: 'no bp, pure' },
+  { situation: 'idle', native: true, label: 'no bp, native' },
+  { situation: 'bpElsewhere', native: false, label: 'bp in fn never run, pure' },
+  { situation: 'bpElsewhere', native: true, label: 'bp in fn never run, native' },
+  { situation: 'bpSameFunction', native: false, label: 'bp in running fn, pure' },
+  { situation: 'bpSameFunction', native: true, label: 'bp in running fn, native' },
+  { situation: 'detached', native: true, label: 'no IDE' },
+  { situation: 'idleGc', native: false, label: 'idle, light mode' },
 ];
+const PLAIN: Case = { situation: 'plain', native: false, label: 'plain' };
 const WORKLOADS = ['call', 'loop', 'recursive'] as const;
 type Workload = (typeof WORKLOADS)[number];
 
 /** Sizes chosen so that plain runs take roughly 0.1–0.3 s. */
 const SIZES: Record<string, Record<Workload, number>> = {
   'lua5.4': { call: 5_000_000, loop: 10_000_000, recursive: 29 },
+  'lua5.1': { call: 4_000_000, loop: 8_000_000, recursive: 28 },
   luajit: { call: 200_000_000, loop: 50_000_000, recursive: 32 },
 };
 
@@ -46,9 +62,10 @@ function lineOf(marker: string): number {
 }
 
 /** Cases that are much slower run a smaller problem and are compared per unit of work. */
-const SLOW_CASES: ReadonlySet<Case> = new Set<Case>(['bpElsewhere', 'bpSameFunction']);
+const SLOW_CASES: ReadonlySet<Situation> = new Set<Situation>(['bpElsewhere', 'bpSameFunction']);
 const SLOW_SCALE: Record<string, { linear: number; fibDepth: number }> = {
   'lua5.4': { linear: 20, fibDepth: 5 },
+  'lua5.1': { linear: 20, fibDepth: 5 },
   luajit: { linear: 400, fibDepth: 10 },
 };
 
@@ -61,7 +78,8 @@ function fibCalls(n: number): number {
 
 function sizeFor(lua: string, workload: Workload, kase: Case): number {
   const size = SIZES[lua][workload];
-  if (!SLOW_CASES.has(kase)) return size;
+  // The native accelerator runs the full size: its slow cases are not slow.
+  if (!SLOW_CASES.has(kase.situation) || kase.native) return size;
   const scale = SLOW_SCALE[lua];
   return workload === 'recursive' ? size - scale.fibDepth : Math.floor(size / scale.linear);
 }
@@ -77,7 +95,7 @@ const NEVER_LINE: Record<Workload, string> = {
   recursive: 'fibNever',
 };
 
-function luaEnv(): NodeJS.ProcessEnv {
+function luaEnv(native: boolean): NodeJS.ProcessEnv {
   const extra = `${path.join(BUNDLE_DIR, '?.lua')};;`;
   return {
     ...process.env,
@@ -85,16 +103,18 @@ function luaEnv(): NodeJS.ProcessEnv {
     LUA_PATH_5_4: extra,
     LUA_PATH_5_3: extra,
     LUA_PATH_5_2: extra,
+    ...(native && NATIVE_DIR ? nativeCpathEnv(NATIVE_DIR, process.env) : {}),
   };
 }
 
 function runLua(
   lua: string,
   args: string[],
+  native: boolean,
 ): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
     const child = spawn(lua, [BENCH_LUA, ...args], {
-      env: luaEnv(),
+      env: luaEnv(native),
       cwd: FIXTURES,
       stdio: ['ignore', 'pipe', 'pipe'],
     });
@@ -106,9 +126,20 @@ function runLua(
   });
 }
 
-function parseTime(out: { code: number | null; stdout: string; stderr: string }): number {
+function parseTime(
+  out: { code: number | null; stdout: string; stderr: string },
+  kase: Case,
+  lua: string,
+): number {
   const m = /TIME (\d+\.\d+)/.exec(out.stdout);
   if (!m) throw new Error(`benchmark run failed (code ${out.code}): ${out.stderr.slice(-300)}`);
+  const attached = kase.situation !== 'plain' && kase.situation !== 'detached';
+  if (attached && kase.native && !/NATIVE true/.test(out.stdout)) {
+    throw new Error(
+      `${lua}: the native accelerator was not in use for "${kase.label}" ` +
+        '(run `npm run compile`, which builds it, and see LuaPanda.doctor())',
+    );
+  }
   return Number(m[1]);
 }
 
@@ -124,29 +155,43 @@ async function freePort(): Promise<number> {
 }
 
 async function runCase(lua: string, kase: Case, workload: Workload, size: number): Promise<number> {
-  if (kase === 'plain')
-    return parseTime(await runLua(lua, ['none', 'plain', workload, String(size)]));
-  if (kase === 'detached') {
+  const native = kase.native ? '1' : '0';
+  const { situation } = kase;
+  if (situation === 'plain')
+    return parseTime(
+      await runLua(lua, ['none', 'plain', workload, String(size), native], false),
+      kase,
+      lua,
+    );
+  if (situation === 'detached') {
     const port = await freePort();
-    return parseTime(await runLua(lua, [String(port), 'detached', workload, String(size)]));
+    return parseTime(
+      await runLua(lua, [String(port), 'detached', workload, String(size), native], kase.native),
+      kase,
+      lua,
+    );
   }
   const listener = await LuaListener.listen({ port: 0, host: '127.0.0.1' });
   try {
-    const extra = kase === 'idleGc' ? ['0'] : [];
-    const run = runLua(lua, [String(listener.port), 'attached', workload, String(size), ...extra]);
+    const extra = situation === 'idleGc' ? ['0'] : [];
+    const run = runLua(
+      lua,
+      [String(listener.port), 'attached', workload, String(size), native, ...extra],
+      kase.native,
+    );
     const connection = await listener.waitForConnection({ timeoutMs: 10_000 });
     await connection.request(
       'initSuccess',
       initSuccessInfo({ cwd: FIXTURES, isNeedB64EncodeStr: false, waitConfigurationDone: true }),
     );
-    if (kase === 'bpElsewhere' || kase === 'bpSameFunction') {
-      const line = lineOf(kase === 'bpElsewhere' ? 'never' : NEVER_LINE[workload]);
+    if (situation === 'bpElsewhere' || situation === 'bpSameFunction') {
+      const line = lineOf(situation === 'bpElsewhere' ? 'never' : NEVER_LINE[workload]);
       await connection.request('setBreakPoint', { path: BENCH_LUA, bks: [{ type: 2, line }] });
     }
     await connection.request('configurationDone', {});
     const result = await run;
     connection.destroy();
-    return parseTime(result);
+    return parseTime(result, kase, lua);
   } finally {
     await listener.close();
   }
@@ -163,36 +208,42 @@ function available(command: string): boolean {
 }
 
 export async function runRuntimeBench(): Promise<void> {
-  const interpreters = Object.keys(SIZES).filter(available);
-  console.log(
-    `\nLua runtime overhead (CPU time inside Lua, median of ${RUNS} runs, ratio to plain Lua in the same run)`,
+  // LUAPANDA_BENCH_LUA=lua5.4,luajit limits the interpreters (while iterating on one).
+  const only = process.env.LUAPANDA_BENCH_LUA?.split(',');
+  const interpreters = Object.keys(SIZES).filter(
+    (lua) => (!only || only.includes(lua)) && available(lua),
   );
+  console.log(
+    `\nLua runtime overhead (CPU time inside Lua, median of ${RUNS} runs, ratio to plain Lua in the same run;` +
+      ` pure = pure-Lua hook, native = native accelerator)`,
+  );
+  if (!NATIVE_DIR) {
+    throw new Error('No native accelerator build in dist/native: run `npm run compile` first.');
+  }
   const header = ['interpreter', 'workload', 'plain', ...CASES.map((c) => c.label)];
   const rows: string[][] = [];
   for (const lua of interpreters) {
     for (const workload of WORKLOADS) {
-      // Seconds per unit of work, per case.
-      const times: Record<Case, number[]> = {
-        plain: [],
-        idle: [],
-        idleGc: [],
-        bpElsewhere: [],
-        bpSameFunction: [],
-        detached: [],
-      };
+      // Seconds per unit of work, per case (index into CASES; -1 = plain).
+      const plainTimes: number[] = [];
+      const times: number[][] = CASES.map(() => []);
       for (let run = 0; run < RUNS; run++) {
-        for (const kase of ['plain', ...CASES.map((c) => c.id)] as Case[]) {
-          const size = sizeFor(lua, workload, kase);
-          times[kase].push((await runCase(lua, kase, workload, size)) / unitsOf(workload, size));
+        const size = sizeFor(lua, workload, PLAIN);
+        plainTimes.push((await runCase(lua, PLAIN, workload, size)) / unitsOf(workload, size));
+        for (const [i, kase] of CASES.entries()) {
+          const caseSize = sizeFor(lua, workload, kase);
+          times[i].push(
+            (await runCase(lua, kase, workload, caseSize)) / unitsOf(workload, caseSize),
+          );
         }
       }
-      const plain = median(times.plain);
+      const plain = median(plainTimes);
       const plainRun = plain * unitsOf(workload, SIZES[lua][workload]);
       rows.push([
         lua,
         workload,
         `${(plainRun * 1000).toFixed(0)} ms`,
-        ...CASES.map((c) => `×${(median(times[c.id]) / plain).toFixed(2)}`),
+        ...times.map((t) => `×${(median(t) / plain).toFixed(2)}`),
       ]);
     }
   }
