@@ -14,7 +14,7 @@
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const sourceDir = path.join(root, 'native');
@@ -23,7 +23,7 @@ const outRoot = path.join(root, 'dist', 'native', platformDir);
 const force = process.argv.includes('--force');
 const required = process.env.CI === 'true' || process.env.LUAPANDA_REQUIRE_NATIVE === '1';
 
-const ABIS = [
+export const ABIS = [
   { version: '5.1', num: 501, apt: 'liblua5.1-0-dev' },
   { version: '5.2', num: 502, apt: 'liblua5.2-dev' },
   { version: '5.3', num: 503, apt: 'liblua5.3-dev' },
@@ -35,7 +35,7 @@ function log(message) {
 }
 
 /** The folder holding lua.h for `abi`, or undefined. */
-function findHeaders(abi) {
+export function findHeaders(abi) {
   const plain = abi.version.replace('.', '');
   const env = process.env[`LUAPANDA_LUA_INCLUDE_${abi.version.replace('.', '_')}`];
   const candidates = [
@@ -57,77 +57,83 @@ function findHeaders(abi) {
   return undefined;
 }
 
-function compilerWorks(cc) {
+export function compilerWorks(cc = process.env.CC || 'cc') {
   const probe = spawnSync(cc, ['--version'], { stdio: 'ignore' });
   return probe.status === 0;
 }
 
-const sources = readdirSync(sourceDir)
-  .filter((f) => f.endsWith('.c'))
-  .map((f) => path.join(sourceDir, f));
-const inputs = [
-  ...sources,
-  ...readdirSync(sourceDir)
-    .filter((f) => f.endsWith('.h'))
-    .map((f) => path.join(sourceDir, f)),
-  fileURLToPath(import.meta.url),
-];
-const newestInput = Math.max(...inputs.map((f) => statSync(f).mtimeMs));
+/** Builds every ABI whose headers exist; returns the problems met (none: all built). */
+export function buildNative() {
+  const sources = readdirSync(sourceDir)
+    .filter((f) => f.endsWith('.c'))
+    .map((f) => path.join(sourceDir, f));
+  const inputs = [
+    ...sources,
+    ...readdirSync(sourceDir)
+      .filter((f) => f.endsWith('.h'))
+      .map((f) => path.join(sourceDir, f)),
+    fileURLToPath(import.meta.url),
+  ];
+  const newestInput = Math.max(...inputs.map((f) => statSync(f).mtimeMs));
 
-function upToDate(output) {
-  return !force && existsSync(output) && statSync(output).mtimeMs >= newestInput;
-}
-
-const problems = [];
-const cc = process.env.CC || 'cc';
-if (process.platform === 'win32') {
-  problems.push('building on Windows is not scripted; see lua/README.md for a recipe');
-} else if (!compilerWorks(cc)) {
-  problems.push(`no C compiler ('${cc}'); install gcc (or set CC)`);
-} else {
-  for (const abi of ABIS) {
-    const suffix = abi.version.replace('.', '');
-    const outDir = path.join(outRoot, abi.version);
-    const output = path.join(outDir, `luapanda_native${suffix}.so`);
-    const include = findHeaders(abi);
-    if (!include) {
-      problems.push(
-        `no Lua ${abi.version} headers (Debian: apt-get install ${abi.apt}); ` +
-          `Lua ${abi.version} programs use the pure-Lua hook`,
-      );
-      continue;
-    }
-    if (upToDate(output)) continue;
-    mkdirSync(outDir, { recursive: true });
-    const linkFlags =
-      process.platform === 'darwin' ? ['-bundle', '-undefined', 'dynamic_lookup'] : ['-shared'];
-    const args = [
-      '-O2',
-      '-std=c99',
-      '-D_POSIX_C_SOURCE=200809L',
-      '-fPIC',
-      '-fvisibility=hidden',
-      '-Wall',
-      '-Wextra',
-      `-I${include}`,
-      ...linkFlags,
-      '-o',
-      output,
-      ...sources,
-      '-pthread',
-    ];
-    const result = spawnSync(cc, args, { encoding: 'utf8' });
-    if (result.status !== 0) {
-      problems.push(`compiling for Lua ${abi.version} failed:\n${result.stderr}`);
-      continue;
-    }
-    if (result.stderr.trim()) process.stderr.write(result.stderr);
-    log(`built ${path.relative(root, output)}`);
+  function upToDate(output) {
+    return !force && existsSync(output) && statSync(output).mtimeMs >= newestInput;
   }
+
+  const problems = [];
+  const cc = process.env.CC || 'cc';
+  if (process.platform === 'win32') {
+    problems.push('building on Windows is not scripted; see lua/README.md for a recipe');
+  } else if (!compilerWorks(cc)) {
+    problems.push(`no C compiler ('${cc}'); install gcc (or set CC)`);
+  } else {
+    for (const abi of ABIS) {
+      const suffix = abi.version.replace('.', '');
+      const outDir = path.join(outRoot, abi.version);
+      const output = path.join(outDir, `luapanda_native${suffix}.so`);
+      const include = findHeaders(abi);
+      if (!include) {
+        problems.push(
+          `no Lua ${abi.version} headers (Debian: apt-get install ${abi.apt}); ` +
+            `Lua ${abi.version} programs use the pure-Lua hook`,
+        );
+        continue;
+      }
+      if (upToDate(output)) continue;
+      mkdirSync(outDir, { recursive: true });
+      const linkFlags =
+        process.platform === 'darwin' ? ['-bundle', '-undefined', 'dynamic_lookup'] : ['-shared'];
+      const args = [
+        '-O2',
+        '-std=c99',
+        '-D_POSIX_C_SOURCE=200809L',
+        '-fPIC',
+        '-fvisibility=hidden',
+        '-Wall',
+        '-Wextra',
+        `-I${include}`,
+        ...linkFlags,
+        '-o',
+        output,
+        ...sources,
+        '-pthread',
+      ];
+      const result = spawnSync(cc, args, { encoding: 'utf8' });
+      if (result.status !== 0) {
+        problems.push(`compiling for Lua ${abi.version} failed:\n${result.stderr}`);
+        continue;
+      }
+      if (result.stderr.trim()) process.stderr.write(result.stderr);
+      log(`built ${path.relative(root, output)}`);
+    }
+  }
+
+  for (const problem of problems) log(problem);
+  if (problems.length > 0 && required) {
+    log('CI requires every native build (CI=true or LUAPANDA_REQUIRE_NATIVE=1): failing.');
+    process.exit(1);
+  }
+  return problems;
 }
 
-for (const problem of problems) log(problem);
-if (problems.length > 0 && required) {
-  log('CI requires every native build (CI=true or LUAPANDA_REQUIRE_NATIVE=1): failing.');
-  process.exit(1);
-}
+if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) buildNative();

@@ -1,16 +1,28 @@
 #!/usr/bin/env node
 // `npm run setup`: everything a fresh Debian machine needs before `npm test`.
-// 1. The Lua interpreters the tests and the demo run (lua5.1, lua5.4, luajit) with luasocket:
+// 1. The Lua interpreters the tests and the demo run (lua5.1, lua5.4, luajit) with luasocket, and
+//    a C compiler with the Lua 5.1–5.4 headers for the native accelerator (scripts/build-native.mjs):
 //    installed through apt-get when running as root, otherwise the exact command is printed.
 // 2. The npm dependencies (`npm ci` from the lockfile).
 import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { ABIS, compilerWorks, findHeaders } from './build-native.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const INTERPRETERS = ['lua5.1', 'lua5.4', 'luajit'];
-const APT_PACKAGES = ['lua5.1', 'lua5.4', 'luajit', 'lua-socket'];
+const APT_PACKAGES = [
+  'lua5.1',
+  'lua5.4',
+  'luajit',
+  'lua-socket',
+  'gcc',
+  'liblua5.1-0-dev',
+  'liblua5.2-dev',
+  'liblua5.3-dev',
+  'liblua5.4-dev',
+];
 
 function run(command, args, options = {}) {
   console.log(`$ ${command} ${args.join(' ')}`);
@@ -28,9 +40,19 @@ function luaReady(command) {
   return probe.status === 0;
 }
 
-const missing = INTERPRETERS.filter((command) => !luaReady(command));
+/** What is missing: interpreters (with luasocket), the C compiler, Lua headers by version. */
+function missingParts() {
+  const parts = INTERPRETERS.filter((command) => !luaReady(command));
+  if (!compilerWorks()) parts.push('a C compiler (gcc)');
+  for (const abi of ABIS) if (!findHeaders(abi)) parts.push(`Lua ${abi.version} headers`);
+  return parts;
+}
+
+const missing = missingParts();
 if (missing.length === 0) {
-  console.log(`setup: Lua interpreters with luasocket found: ${INTERPRETERS.join(', ')}`);
+  console.log(
+    `setup: found ${INTERPRETERS.join(', ')} with luasocket, gcc and the Lua 5.1-5.4 headers`,
+  );
 } else if (
   process.platform === 'linux' &&
   process.getuid?.() === 0 &&
@@ -40,13 +62,13 @@ if (missing.length === 0) {
   const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' };
   run('apt-get', ['update'], { env });
   run('apt-get', ['install', '-y', ...APT_PACKAGES], { env });
-  const still = INTERPRETERS.filter((command) => !luaReady(command));
+  const still = missingParts();
   if (still.length > 0) {
     console.error(`setup: still missing after apt-get: ${still.join(', ')}`);
     process.exit(1);
   }
 } else {
-  console.error(`setup: missing Lua interpreters (or their luasocket): ${missing.join(', ')}.`);
+  console.error(`setup: missing: ${missing.join(', ')}.`);
   console.error(
     `setup: install them with:\n\n    sudo apt-get install -y ${APT_PACKAGES.join(' ')}\n`,
   );

@@ -29,6 +29,7 @@ import {
   dialConnector,
   launchConnector,
   listenConnector,
+  nativeDirFor,
   scanLuaFiles,
   toSessionError,
 } from '../session';
@@ -117,6 +118,7 @@ export class LuaDebugSession extends LoggingDebugSession {
       const session = this.createSession(toSessionSettings(args));
       await this.waitForConfiguration();
       const cwd = session.settings.cwd;
+      const runtimeDir = findRuntimeDir(args.runtimePath);
       const connector = await this.orAbandon(session, () =>
         launchConnector({
           program: path.resolve(cwd, args.program),
@@ -124,7 +126,8 @@ export class LuaDebugSession extends LoggingDebugSession {
           cwd,
           env: args.env ?? {},
           interpreters: args.luaPath ? [args.luaPath] : DEFAULT_INTERPRETERS,
-          runtimeDir: findRuntimeDir(args.runtimePath),
+          runtimeDir,
+          nativeDir: nativeDirFor(runtimeDir),
           packagePath: args.packagePath,
           requestTimeoutMs: session.settings.requestTimeoutMs,
           noDebug: args.noDebug,

@@ -8,6 +8,7 @@ import { ChildProcess, spawn } from 'node:child_process';
 import { EventEmitter } from 'node:events';
 import * as path from 'node:path';
 import { SessionError } from './errors';
+import { nativeCpathCode } from './nativeBuilds';
 import type { OutputCategory } from './types';
 
 export interface DebuggeeSpec {
@@ -21,6 +22,11 @@ export interface DebuggeeSpec {
   readonly interpreters: readonly string[];
   /** The folder of the runtime's `LuaPanda.lua`. */
   readonly runtimeDir: string;
+  /**
+   * The folder of the native accelerator builds for this platform (`<abi>/luapanda_native*.so`),
+   * put first on `package.cpath`; without it the runtime uses its pure-Lua hook.
+   */
+  readonly nativeDir?: string;
   /** Extra `package.path` entries, searched after the runtime's folder. */
   readonly packagePath?: readonly string[];
   readonly port: number;
@@ -149,7 +155,8 @@ export function luaString(text: string): string {
 }
 
 /**
- * The `-e` code that runs the program: make the runtime findable, unbuffer stdout (so output
+ * The `-e` code that runs the program: make the runtime (and the native accelerator build for
+ * the interpreter's ABI) findable, unbuffer stdout (so output
  * arrives as it is printed), refuse a program that does not compile, connect, then run the
  * program through the runtime's `runFile` (so uncaught errors stop with the stack intact) as a
  * tail call, which leaves no frame of this code on the program's stack. A runtime without
@@ -166,6 +173,7 @@ export function preloadCode(spec: DebuggeeSpec): string {
         '',
       ].join(';'),
     )} .. package.path`,
+    ...(spec.noDebug || !spec.nativeDir ? [] : [nativeCpathCode(spec.nativeDir, luaString)]),
     'io.stdout:setvbuf("no")',
     `local chunk, err = loadfile(${program})`,
     `if not chunk then io.stderr:write(${luaString(SYNTAX_ERROR_MARKER)}, tostring(err), "\\n") os.exit(3) end`,

@@ -12,6 +12,7 @@ export * from './handles';
 export * from './variables';
 export * from './stopSnapshot';
 export * from './debuggee';
+export * from './nativeBuilds';
 export * from './connectors';
 export * from './workspaceFiles';
 export * from './inspection';

@@ -2,7 +2,9 @@
 // programs on every installed interpreter: one fixture program per scenario.
 import type { DebugProtocol } from '@vscode/debugprotocol';
 import * as assert from 'node:assert/strict';
-import { luaInterpreters } from '../harness/interpreters';
+import * as fs from 'node:fs';
+import { nativeBuildFile } from '../../src/session/nativeBuilds';
+import { NATIVE_DIR, luaInterpreters, nativeAbiOf } from '../harness/interpreters';
 import { DapTest, fixture } from './dapHarness';
 import { checkGolden, transcript } from './golden';
 
@@ -230,6 +232,14 @@ for (const lua of luaInterpreters()) {
       assert.match(t.output, /a warning on stderr/);
       assert.match(t.output, /héllo wörld ✓/);
       assert.match(t.output, /no newline at the end/);
+    });
+
+    it('loads the native accelerator build of the interpreter without any set-up', async function () {
+      const build = nativeBuildFile(NATIVE_DIR, nativeAbiOf(lua));
+      if (!fs.existsSync(build) && process.env.CI !== 'true') this.skip(); // CI requires it
+      await launch(fixture('native.lua'));
+      await t.ended();
+      assert.match(t.output, /native accelerator: luapanda_native\d\d in use/);
     });
 
     it('inspects, evaluates and sets variables, with a golden stop state', async () => {

@@ -44,6 +44,37 @@ describe('session/debuggee', () => {
     assert.match(code, /arg = \{ \[0\] = "C:\\\\game\\\\main\.lua", "--level", "3" \}/);
   });
 
+  it('puts the native accelerator build of the interpreter’s ABI first on package.cpath', () => {
+    const spec = {
+      program: '/g/main.lua',
+      args: [],
+      cwd: '/g',
+      env: {},
+      interpreters: ['lua5.4'],
+      runtimeDir: '/opt/luapanda/lua',
+      nativeDir: '/opt/luapanda/native/linux-x64',
+      port: 1,
+    };
+    for (const lua of luaInterpreters()) {
+      // The first line of the preload sets the paths; run it alone and print the result.
+      const setup = preloadCode(spec)
+        .split('\n')
+        .filter((l) => l.startsWith('package.'))
+        .join('\n');
+      const run = spawnSync(lua.command, ['-e', `${setup}\nio.write(package.cpath)`], {
+        encoding: 'utf8',
+      });
+      assert.equal(run.status, 0, run.stderr);
+      const abi = lua.isLuaJIT ? '5.1' : /Lua (5\.\d)/.exec(lua.version)?.[1];
+      assert.ok(
+        run.stdout.startsWith(`/opt/luapanda/native/linux-x64/${abi}/?.so;`),
+        `${lua.command}: ${run.stdout}`,
+      );
+    }
+    assert.doesNotMatch(preloadCode({ ...spec, noDebug: true }), /cpath/);
+    assert.doesNotMatch(preloadCode({ ...spec, nativeDir: undefined }), /cpath/);
+  });
+
   it('without debugging, only runs the program', () => {
     const code = preloadCode({
       program: '/g/main.lua',
