@@ -237,9 +237,12 @@ static int l_status(lua_State *L) {
   return 1;
 }
 
-/* When the Lua state closes: stop the thread and give SIGURG back before the library unloads. */
+/* When the Lua state closes: stop the thread and give SIGURG back before the library unloads,
+   and take our hook off the closing thread (its code is about to be unmapped). */
 static int l_collect(lua_State *L) {
   if (lpn.installed && isOwnerState(L)) {
+    if (lua_gethook(L) == lpn_hook) lua_sethook(L, NULL, 0, 0);
+    if (lpn.owner && lua_gethook(lpn.owner) == lpn_hook) lua_sethook(lpn.owner, NULL, 0, 0);
     lpn_watchStop();
     lpn.watching = 0;
     lpn.installed = 0;
@@ -257,7 +260,15 @@ static const luaL_Reg functions[] = {
     {"setinside", l_setinside}, {"running", l_running}, {"watch", l_watch},
     {"unwatch", l_unwatch}, {"status", l_status}, {NULL, NULL}};
 
-__attribute__((visibility("default"))) int LPN_OPEN(LPN_ABI)(lua_State *L) {
+#if defined(_WIN32)
+#define LPN_EXPORT __declspec(dllexport)
+#elif defined(__GNUC__)
+#define LPN_EXPORT __attribute__((visibility("default")))
+#else
+#define LPN_EXPORT
+#endif
+
+LPN_EXPORT int LPN_OPEN(LPN_ABI)(lua_State *L) {
   lua_newtable(L);
   lpn_setfuncs(L, functions);
   lua_pushinteger(L, LPN_API_VERSION);

@@ -24,8 +24,10 @@ for (const lua of runtimeVariants()) {
 
     /** Waits until the program reported whether the accelerator is in use and its idle hook. */
     async function connected(s: Session, idle = true): Promise<void> {
-      const m = await s.lua.waitForOutput(/NATIVE (\w+)\nHOOK (\S+)/);
+      const m = await s.lua.waitForOutput(/NATIVE (\w+)\nHOOK (\S+)\nINFO ([^\n]*)/);
       assert.equal(m[1], String(lua.native), `accelerator in use: ${m[1]}`);
+      // getInfo() says why not: here, because the build is not on package.cpath.
+      if (!lua.native) assert.match(m[3], /not in use: luapanda_native\d\d not found/);
       if (!idle) return;
       if (lua.native) assert.equal(m[2], 'nil', 'an idle program runs with no hook at all');
       else assert.notEqual(m[2], 'nil', 'the pure-Lua runtime polls with a count hook');
@@ -55,6 +57,17 @@ for (const lua of runtimeVariants()) {
       await connected(s);
       await s.lua.waitForOutput(/TIGHT/);
       await new Promise((resolve) => setTimeout(resolve, 200));
+      await pauseTightLoop(s.ide);
+      assert.match(await finish(s), /tight done\ttrue/);
+    });
+
+    it('LuaPanda.settings.useNative = false keeps the pure-Lua hook, and getInfo() says so', async () => {
+      const s = await startSession(lua, FILE, { args: ['tight', 'off'] });
+      const m = await s.lua.waitForOutput(/NATIVE (\w+)\nHOOK (\S+)\nINFO ([^\n]*)/);
+      assert.equal(m[1], 'false');
+      assert.notEqual(m[2], 'nil', 'the pure-Lua runtime polls with a count hook');
+      assert.match(m[3], /not in use: off \(LuaPanda\.settings\.useNative = false\)/);
+      await s.lua.waitForOutput(/TIGHT/);
       await pauseTightLoop(s.ide);
       assert.match(await finish(s), /tight done\ttrue/);
     });
