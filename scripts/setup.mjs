@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 // `npm run setup`: everything a fresh Debian machine needs before `npm test`.
-// 1. The Lua interpreters the tests and the demo run (lua5.1, lua5.4, luajit) with luasocket:
+// 1. The Lua interpreters the tests and the demo run (lua5.1, lua5.2, lua5.3, lua5.4, luajit) with luasocket:
 //    installed through apt-get when running as root, otherwise the exact command is printed.
 // 2. The npm dependencies (`npm ci` from the lockfile).
 import { spawnSync } from 'node:child_process';
@@ -9,8 +9,8 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
-const INTERPRETERS = ['lua5.1', 'lua5.4', 'luajit'];
-const APT_PACKAGES = ['lua5.1', 'lua5.4', 'luajit', 'lua-socket'];
+const INTERPRETERS = ['lua5.1', 'lua5.2', 'lua5.3', 'lua5.4', 'luajit'];
+const APT_PACKAGES = ['lua5.1', 'lua5.2', 'lua5.3', 'lua5.4', 'luajit', 'lua-socket'];
 
 function run(command, args, options = {}) {
   console.log(`$ ${command} ${args.join(' ')}`);
