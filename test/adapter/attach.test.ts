@@ -53,6 +53,20 @@ for (const lua of luaInterpreters()) {
       assert.match(game.stdout, /game over\t4650/);
     });
 
+    it('stops on a runtime error nothing catches, before the game dies', async () => {
+      const { game, file } = await attachGame(t, lua, 'attachRuntimeError.lua');
+      await t.dc.continueRequest({ threadId: 1 });
+      const stop = await t.stoppedAt('exception', file, 7);
+      assert.equal((await t.locals(stop.top.id)).count, '2');
+      const info = await t.dc.exceptionInfoRequest({ threadId: stop.event.threadId ?? 1 });
+      assert.match(info.body.description ?? '', /attempt to index .*'boss'/);
+      await t.dc.continueRequest({ threadId: 1 });
+      const exit = await game.waitForExit(TIMEOUT_MS);
+      assert.equal(exit.code, 1);
+      assert.match(game.stderr, /attachRuntimeError\.lua:7: attempt to index .*'boss'/);
+      await t.ended();
+    });
+
     it('with autoReconnect waits for the game to come back and stops it again', async () => {
       const {
         game,
