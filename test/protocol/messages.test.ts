@@ -199,6 +199,15 @@ describe('messages', () => {
       assert.ok(ideToLuaSchemas.initSuccess.safeParse(info).success);
     });
 
+    it('spells truncatedOPath and distinguishSameNameFile the pre-3.2 way too', () => {
+      // Upstream before 3.2 lower-cases info.TruncatedOPath: a handshake without it kills the game.
+      const info = initSuccessInfo({ truncatedOPath: 'Assets/', distinguishSameNameFile: true });
+      assert.equal(info.TruncatedOPath, 'Assets/');
+      assert.equal(info.truncatedOPath, 'Assets/');
+      assert.equal(info.DistinguishSameNameFile, 'true');
+      assert.equal(info.distinguishSameNameFile, 'true');
+    });
+
     it('accepts the breakpoint request of the protocol doc', () => {
       const parsed = ideToLuaSchemas.setBreakPoint.parse({
         path: '/abs/path/samples/sample.lua',
