@@ -9,26 +9,14 @@ import { DapTest, TIMEOUT_MS, fixture, freePort } from './dapHarness';
 
 const RUNTIME_DIR = path.join(REPO_ROOT, 'dist', 'lua');
 
-/**
- * Starts an attach session on a free port with a breakpoint on line 7 of fixture `name`, starts
- * the game that connects to it, and waits for the stop there.
- */
-async function attachGame(t: DapTest, lua: LuaInterpreter, name: string, attributes: object = {}) {
-  const port = await freePort();
+/** Attaches to fixture `name` with a breakpoint on its line 7 and waits for the stop there. */
+async function attachGame(t: DapTest, lua: LuaInterpreter, name: string, attributes = {}) {
   const file = fixture(name);
-  const waiting = t.waitForOutput(/Waiting for a Lua program/);
-  const attached = t.start(
-    'attach',
-    { connectionPort: port, cwd: path.dirname(file), ...attributes },
-    { breakpoints: { [file]: [{ line: 7 }] } },
-  );
-  await waiting;
-  const game = spawnLua(lua, file, {
-    args: [String(port)],
-    cwd: path.dirname(file),
+  const game = await t.attachGame(lua, file, {
+    attributes,
+    breakpoints: { [file]: [{ line: 7 }] },
     luaPath: [RUNTIME_DIR],
   });
-  await attached;
   const stop = await t.stoppedAt('breakpoint', file, 7);
   return { game, file, stop };
 }
