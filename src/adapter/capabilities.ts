@@ -44,7 +44,7 @@ export const CAPABILITY_TABLE: Table = {
   },
   supportsConditionalBreakpoints: {
     value: true,
-    note: 'compiled when set; a bad one is unverified with the compiler message',
+    note: 'compiled when set: a bad one is unverified with the compiler message (upstream LuaPanda.lua accepts it and never stops there)',
   },
   supportsHitConditionalBreakpoints: {
     value: true,
@@ -52,7 +52,7 @@ export const CAPABILITY_TABLE: Table = {
   },
   supportsEvaluateForHovers: {
     value: true,
-    note: 'hover and watch evaluate read-only; repl may assign',
+    note: 'hover and watch evaluate read-only (upstream LuaPanda.lua runs them as they are); repl may assign',
   },
   exceptionBreakpointFilters: {
     value: EXCEPTION_FILTERS,

@@ -60,9 +60,14 @@ function describeUpstreamSuite(upstreamFile: string): void {
         await t.close();
       });
 
-      const attach = (breakpoints: BreakpointMap = {}, frames?: string): Promise<LuaProcess> =>
+      const attach = (
+        breakpoints: BreakpointMap = {},
+        frames?: string,
+        attributes: Record<string, unknown> = {},
+      ): Promise<LuaProcess> =>
         t.attachGame(lua, GAME, {
           breakpoints,
+          attributes,
           args: frames === undefined ? [upstreamDir] : [upstreamDir, frames],
         });
 
@@ -135,6 +140,23 @@ function describeUpstreamSuite(upstreamFile: string): void {
         await runToEnd(game, /game over\t63\t3\t3/);
       });
 
+      it('maps exact paths and reads plain strings (autoPathMode and base64 off)', async () => {
+        const game = await attach({ [GAME]: [{ line: LINE.callAdd }] }, undefined, {
+          autoPathMode: false,
+          pathCaseSensitivity: true,
+          isNeedB64EncodeStr: false,
+        });
+        const stop = await t.stoppedAt('breakpoint', GAME, LINE.callAdd);
+        assert.equal(stop.frames[1].source?.path, GAME);
+        const hover = await t.dc.evaluateRequest({
+          expression: 'config.name .. "!"',
+          frameId: stop.frames[1].id,
+          context: 'hover',
+        });
+        assert.equal(hover.body.result, '"panda!"');
+        await runToEnd(game, /game over\t63\t3\t3/);
+      });
+
       it('honours a condition; a hit condition stays unverified, saying why', async () => {
         const game = await attach({
           [GAME]: [
@@ -195,6 +217,8 @@ function describeUpstreamSuite(upstreamFile: string): void {
         });
         assert.ok(fields.body.variables.some((v) => v.name === '"level"' && v.value === '2'));
         assert.equal((await evaluate('value * 3', 'repl')).result, '30');
+        // Upstream runs hover and watch expressions as they are: this call counts as a hit.
+        assert.equal((await evaluate('add(1, 2)', 'hover')).result, '3');
         // Upstream would assign a variable of the field's name: the adapter refuses, saying so.
         await assert.rejects(
           t.dc.setVariableRequest({
@@ -215,7 +239,7 @@ function describeUpstreamSuite(upstreamFile: string): void {
         });
         assert.equal(set.body.value, '100');
         assert.equal((await t.locals(tick.id)).value, '100');
-        await runToEnd(game, /game over\t153\t3\t3/);
+        await runToEnd(game, /game over\t153\t4\t3/);
       });
 
       it('steps in, out and over, and continues to the next hit', async () => {
