@@ -1,8 +1,8 @@
 /**
  * The `initSuccess` settings an IDE sends first (protocol doc 4.2), built from typed options with
  * upstream's defaults and spelled as upstream spells them: every value a string. Two settings go
- * out under both of upstream's spellings, because releases before 3.2 read `TruncatedOPath` and
- * `DistinguishSameNameFile` and die on a handshake without the first (Docs/Doc_Common.md).
+ * out under both of upstream's spellings: its 3.1.80 file reads `TruncatedOPath` and
+ * `DistinguishSameNameFile`, and dies on a handshake without the first (Docs/Doc_Common.md).
  */
 import * as os from 'node:os';
 import { InitSuccessRequest } from './messages';

@@ -65,8 +65,8 @@ export const initSuccessRequestSchema = z.object({
   truncatedOPath: z.string(),
   DevelopmentMode: z.enum(['true', 'false']),
   /**
-   * The same two settings as upstream before 3.2 spells them: those releases read only these,
-   * and `string.lower(nil)` on a missing `TruncatedOPath` kills the game during the handshake.
+   * The same two settings as upstream's 3.1.80 file spells them: it reads only these, and
+   * `string.lower(nil)` on a missing `TruncatedOPath` kills the game during the handshake.
    */
   TruncatedOPath: z.string().optional(),
   DistinguishSameNameFile: z.enum(['true', 'false']).optional(),

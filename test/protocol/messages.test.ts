@@ -199,8 +199,8 @@ describe('messages', () => {
       assert.ok(ideToLuaSchemas.initSuccess.safeParse(info).success);
     });
 
-    it('spells truncatedOPath and distinguishSameNameFile the pre-3.2 way too', () => {
-      // Upstream before 3.2 lower-cases info.TruncatedOPath: a handshake without it kills the game.
+    it('spells truncatedOPath and distinguishSameNameFile the 3.1.80 way too', () => {
+      // Upstream's 3.1.80 file lower-cases info.TruncatedOPath: without it the game dies.
       const info = initSuccessInfo({ truncatedOPath: 'Assets/', distinguishSameNameFile: true });
       assert.equal(info.TruncatedOPath, 'Assets/');
       assert.equal(info.truncatedOPath, 'Assets/');
