@@ -80,7 +80,7 @@ export const CAPABILITY_TABLE: Table = {
   supportsExceptionInfoRequest: { value: true, note: 'the Lua error message of an exception stop' },
   supportTerminateDebuggee: {
     value: true,
-    note: 'disconnect ends a launched program; attach detaches unless asked',
+    note: 'disconnect ends a launched program; an attached game is detached from and runs on, even when asked to terminate',
   },
   supportSuspendDebuggee: { value: false, note: '' },
   supportsDelayedStackTraceLoading: { value: true, note: 'startFrame/levels' },

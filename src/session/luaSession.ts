@@ -521,8 +521,15 @@ export class LuaSession extends EventEmitter<LuaSessionEvents> {
     void this.finish(`The program exited with code ${code ?? 'unknown'}.`);
   }
 
-  private async terminate(killProcess: boolean): Promise<void> {
-    const reason = killProcess ? 'The program was stopped.' : 'Detached from the program.';
+  private async terminate(terminateDebuggee: boolean): Promise<void> {
+    // Only a program the session started can be ended; an attached game is detached from (the
+    // protocol has no command that ends the game, and ending an engine's process is not ours).
+    const killProcess = terminateDebuggee && this.connector?.process !== undefined;
+    const reason = killProcess
+      ? 'The program was stopped.'
+      : terminateDebuggee
+        ? 'Detached from the program (a program the debugger attached to is not ended by it).'
+        : 'Detached from the program.';
     this.machine.transition('Terminating', reason);
     const connection = this.connection;
     if (connection && !connection.closed) {

@@ -412,6 +412,19 @@ describe('session/LuaSession', () => {
     await rejectsWith(s.continue(), 'not-stopped');
   });
 
+  it('asked to terminate an attached game, it detaches and says so', async () => {
+    const s = session();
+    const conn = new FakeConnection(ourRuntime([]));
+    await s.start(fakeConnector([conn]));
+    const reasons: string[] = [];
+    s.on('terminated', (t) => reasons.push(t.reason));
+    await s.stopSession({ terminateDebuggee: true });
+    assert.equal(conn.sent.at(-1), 'stopRun');
+    assert.deepEqual(reasons, [
+      'Detached from the program (a program the debugger attached to is not ended by it).',
+    ]);
+  });
+
   it('a start that finds no program fails with the connector error and ends Terminated', async () => {
     const s = session();
     const connector = fakeConnector([]);
