@@ -175,6 +175,9 @@ function M.doctor()
   local core = transport.socketCore()
   lines[#lines + 1] = core and "socket: luasocket found" or "socket: NOT found (install luasocket or set LuaPanda.customGetSocketInstance)"
   lines[#lines + 1] = compat.canCompile and "load/loadstring: available (watch and conditions work)" or "load/loadstring: missing"
+  lines[#lines + 1] = exceptions.hasHostHandler()
+    and "uncaught errors: every one stops, runtime errors included (the interpreter's message handler is wrapped)"
+    or "uncaught errors: error() and assert() stop; runtime errors only under LuaPanda.runFile (no interpreter message handler found below the main chunk)"
   lines[#lines + 1] = "upstream C hook library (libpdebug): not used"
   lines[#lines + 1] = native.describe()
   local info = debug.getinfo(1, "S")

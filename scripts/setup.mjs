@@ -1,7 +1,8 @@
 #!/usr/bin/env node
 // `npm run setup`: everything a fresh Debian machine needs before `npm test`.
-// 1. The Lua interpreters the tests and the demo run (lua5.1, lua5.4, luajit) with luasocket, and
-//    a C compiler with the Lua 5.1–5.4 headers for the native accelerator (scripts/build-native.mjs):
+// 1. The Lua interpreters the tests and the demo run (lua5.1, lua5.2, lua5.3, lua5.4, luajit) with
+//    luasocket, and a C compiler with the Lua 5.1–5.4 headers for the native accelerator
+//    (scripts/build-native.mjs):
 //    installed through apt-get when running as root, otherwise the exact command is printed.
 // 2. The npm dependencies (`npm ci` from the lockfile).
 import { spawnSync } from 'node:child_process';
@@ -11,9 +12,11 @@ import { fileURLToPath } from 'node:url';
 import { ABIS, compilerWorks, findHeaders } from './build-native.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
-const INTERPRETERS = ['lua5.1', 'lua5.4', 'luajit'];
+const INTERPRETERS = ['lua5.1', 'lua5.2', 'lua5.3', 'lua5.4', 'luajit'];
 const APT_PACKAGES = [
   'lua5.1',
+  'lua5.2',
+  'lua5.3',
   'lua5.4',
   'luajit',
   'lua-socket',

@@ -1,8 +1,9 @@
 -- exceptions.lua: error stops in pure Lua. pcall/xpcall are replaced by versions that run the
 -- call under a message handler (the stack is still intact when it runs), used for "caught"
 -- stops; error/assert are replaced by versions that notice when nothing will catch the error
--- ("uncaught" stops in attach mode); runFile runs a whole program under a message handler, which
--- catches every uncaught error, runtime errors included. Limits: see Docs/Doc_Common.md.
+-- ("uncaught" stops in attach mode); the standalone interpreter's own message handler is wrapped
+-- (see adoptHostHandler), which catches every error that would end the program, runtime errors
+-- included; runFile runs a whole program under a message handler. Limits: Docs/Doc_Common.md.
 local compat = require("luapanda.compat")
 local coroutines = require("luapanda.coroutines")
 
@@ -16,7 +17,23 @@ local pack, unpack = compat.pack, compat.unpack
 local session
 local protectors = {}
 local runFileBody = nil
-local reportedUncaught = false
+-- The last uncaught error already stopped on (by the error/assert wrappers or runFile), so that
+-- the message handler that sees it next does not stop on it a second time.
+local reported = nil
+local ownSource = debug.getinfo(1, "S").short_src
+
+local function markReported(message) reported = message end
+
+--- True (and forgotten) when `message` is the error just stopped on, or that error re-raised with
+--- a position in front (coroutine.wrap does that).
+local function alreadyReported(message)
+  local r = reported
+  reported = nil
+  if r == nil then return false end
+  if rawequal(r, message) then return true end
+  return type(r) == "string" and type(message) == "string" and #message >= #r
+    and message:sub(-#r) == r
+end
 
 local function caughtHandler(message)
   session.onException(message, false, caughtHandler)
@@ -70,34 +87,95 @@ end
 local function checkUncaught(message, marker)
   if not (session.link and session.filters.uncaught) then return end
   if M.isProtected(3) then return end
-  reportedUncaught = true
+  markReported(message)
   session.onException(message, true, marker)
 end
 
-local function wrappedError(message, level)
-  level = level or 1
-  if session.link then
-    local shown = message
-    if type(message) == "string" and level > 0 then
-      local info = getinfo(level + 1, "Sl")
-      if info and info.currentline and info.currentline > 0 then
-        shown = info.short_src .. ":" .. info.currentline .. ": " .. message
-      end
-    end
-    checkUncaught(shown, wrappedError)
+--- The message as Lua raises it at `level` (relative to the caller of this function's caller):
+--- a string gets the "file:line: " of that frame in front.
+local function positioned(message, level)
+  if type(message) ~= "string" or level <= 0 then return message end
+  local info = getinfo(level + 2, "Sl")
+  if info and info.currentline and info.currentline > 0 then
+    return info.short_src .. ":" .. info.currentline .. ": " .. message
   end
-  if level > 0 then level = level + 1 end
-  return raw.error(message, level)
+  return message
+end
+
+-- Both wrappers raise with a plain (not tail) call, so that the wrapper's own frame is there on
+-- every VM (LuaJIT turns `return f()` into a real tail call, 5.1 does not) and the position the
+-- program sees is the one it would see without the debugger.
+local function wrappedError(message, level)
+  local n = level == nil and 1 or tonumber(level)
+  if n == nil then raw.error(message, level) end -- let error() complain about the bad level
+  local shown = positioned(message, n)
+  if session.link then checkUncaught(shown, wrappedError) end
+  raw.error(shown, 0)
 end
 
 local function wrappedAssert(v, ...)
   if v then return v, ... end
-  if session.link then
-    local message = select("#", ...) > 0 and (...) or "assertion failed!"
-    checkUncaught(message, wrappedAssert)
-  end
-  return raw.assert(v, ...)
+  local message = "assertion failed!"
+  if select("#", ...) > 0 then message = (...) end
+  -- assert puts its caller's position in front of a string message, as error() does.
+  local shown = positioned(message, 1)
+  if session.link then checkUncaught(shown, wrappedAssert) end
+  raw.error(shown, 0)
 end
+
+--- Removes the lines of the runtime's own frames from a traceback, so that the program's output
+--- reads as it would without the debugger.
+local function withoutOwnFrames(text)
+  if type(text) ~= "string" then return text end
+  local head, frames = text:match("^(.-\nstack traceback:)(.*)$")
+  if not head then return text end
+  local kept = {}
+  for line in frames:gmatch("\n[^\n]*") do
+    if line:sub(2, #ownSource + 3) ~= "\t" .. ownSource .. ":" then kept[#kept + 1] = line end
+  end
+  return head .. table.concat(kept)
+end
+
+local hostOriginal = nil
+
+--- The stand-alone interpreters (lua, luajit) run the main chunk under a protected call whose
+--- message handler, a C function, sits in the C frame right below the chunk. The handler runs
+--- before the stack unwinds, for every error that would end the program, so wrapping it stops on
+--- runtime errors too (`nil + 1`), which no hook reports. Pure Lua reaches that slot with
+--- debug.getlocal/setlocal on the C frame. Found only when the stack has that exact shape (a C
+--- frame below a main chunk, its last value before the chunk a C function); an engine that runs
+--- chunks from its own C code has no such frame and keeps the error/assert wrappers only.
+function M.adoptHostHandler()
+  if hostOriginal then return true end
+  if compat.currentThread() ~= compat.MAIN then return false end
+  local top = 1
+  while getinfo(top + 1, "l") do top = top + 1 end
+  local bottom, main = getinfo(top, "S"), getinfo(top - 1, "Sf")
+  if not (bottom and bottom.what == "C" and main and main.what == "main") then return false end
+  local slot, value = nil, nil
+  for i = 1, 64 do
+    local name, v = debug.getlocal(top, i)
+    -- 5.4 lists the chunk and its arguments as temporaries too; the handler comes before them.
+    if name == nil or rawequal(v, main.func) then break end
+    slot, value = i, v
+  end
+  if type(value) ~= "function" or getinfo(value, "S").what ~= "C" then return false end
+  local original = value
+  local function hostHandler(message, ...)
+    local stopped = session.link and session.filters.uncaught and not alreadyReported(message)
+      -- A stack overflow leaves too little stack to stop in; the program's own message matters more.
+      and not (type(message) == "string" and message:find("stack overflow", 1, true))
+    if stopped then raw.pcall(session.onException, message, true, hostHandler) end
+    local result = original(message, ...)
+    local ok, cleaned = raw.pcall(withoutOwnFrames, result)
+    return ok and cleaned or result
+  end
+  if debug.setlocal(top, slot, hostHandler) == nil then return false end
+  hostOriginal = original
+  return true
+end
+
+function M.hasHostHandler() return hostOriginal ~= nil end
 
 function M.install(s)
   session = s
@@ -106,6 +184,7 @@ function M.install(s)
   if rawget(_G, "xpcall") == raw.xpcall then _G.xpcall = wrappedXpcall end
   if rawget(_G, "error") == raw.error then _G.error = wrappedError end
   if rawget(_G, "assert") == raw.assert then _G.assert = wrappedAssert end
+  M.adoptHostHandler()
 end
 
 --- Runs a Lua file as the program: every uncaught error stops the debugger at the error with the
@@ -119,8 +198,8 @@ function M.runFile(path, ...)
   rawset(_G, "arg", argTable)
   local traceback
   local function handler(message)
-    if not reportedUncaught then session.onException(message, true, handler) end
-    reportedUncaught = false
+    if not alreadyReported(message) then session.onException(message, true, handler) end
+    markReported(message) -- runFile raises it again below, through the host's handler
     local text = type(message) == "string" and message or tostring(message)
     traceback = debug.traceback(text, 2)
     return message

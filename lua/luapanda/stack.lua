@@ -49,7 +49,15 @@ function M.wire() return list end
 local function describe(info)
   if info.what == "main" then return "main chunk" end
   local name = info.name
-  if not name then return "?" end
+  if not name then
+    -- Lua knows no name for a function called from C (a coroutine body, a callback, a metamethod
+    -- in 5.1): name it by where it is defined, as Lua's own tracebacks do.
+    local where = info.short_src and info.short_src:match("[^/\\]*$")
+    if where and info.linedefined and info.linedefined > 0 then
+      return "function <" .. where .. ":" .. info.linedefined .. ">"
+    end
+    return "?"
+  end
   if info.namewhat == "method" then return ":" .. name end
   return name
 end

@@ -44,7 +44,7 @@ export const CAPABILITY_TABLE: Table = {
   },
   supportsConditionalBreakpoints: {
     value: true,
-    note: 'compiled when set; a bad one is unverified with the compiler message',
+    note: 'compiled when set: a bad one is unverified with the compiler message (upstream LuaPanda.lua accepts it and never stops there)',
   },
   supportsHitConditionalBreakpoints: {
     value: true,
@@ -52,7 +52,7 @@ export const CAPABILITY_TABLE: Table = {
   },
   supportsEvaluateForHovers: {
     value: true,
-    note: 'hover and watch evaluate read-only; repl may assign',
+    note: 'hover and watch evaluate read-only (upstream LuaPanda.lua runs them as they are); repl may assign',
   },
   exceptionBreakpointFilters: {
     value: EXCEPTION_FILTERS,
@@ -80,7 +80,7 @@ export const CAPABILITY_TABLE: Table = {
   supportsExceptionInfoRequest: { value: true, note: 'the Lua error message of an exception stop' },
   supportTerminateDebuggee: {
     value: true,
-    note: 'disconnect ends a launched program; attach detaches unless asked',
+    note: 'disconnect ends a launched program; an attached game is detached from and runs on, even when asked to terminate',
   },
   supportSuspendDebuggee: { value: false, note: '' },
   supportsDelayedStackTraceLoading: { value: true, note: 'startFrame/levels' },

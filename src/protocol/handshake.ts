@@ -1,6 +1,8 @@
 /**
  * The `initSuccess` settings an IDE sends first (protocol doc 4.2), built from typed options with
- * upstream's defaults and spelled as upstream spells them: every value a string.
+ * upstream's defaults and spelled as upstream spells them: every value a string. Two settings go
+ * out under both of upstream's spellings: its 3.1.80 file reads `TruncatedOPath` and
+ * `DistinguishSameNameFile`, and dies on a handshake without the first (Docs/Doc_Common.md).
  */
 import * as os from 'node:os';
 import { InitSuccessRequest } from './messages';
@@ -49,6 +51,8 @@ export function initSuccessInfo(settings: HandshakeSettings = {}): InitSuccessRe
     truncatedOPath: settings.truncatedOPath ?? '',
     DevelopmentMode: bool(settings.developmentMode ?? false),
   };
+  info.TruncatedOPath = info.truncatedOPath;
+  info.DistinguishSameNameFile = info.distinguishSameNameFile;
   if (settings.pagingLimit !== undefined) info.pagingLimit = String(settings.pagingLimit);
   if (settings.waitConfigurationDone !== undefined) {
     info.waitConfigurationDone = bool(settings.waitConfigurationDone);

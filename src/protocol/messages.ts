@@ -64,6 +64,12 @@ export const initSuccessRequestSchema = z.object({
   distinguishSameNameFile: z.enum(['true', 'false']),
   truncatedOPath: z.string(),
   DevelopmentMode: z.enum(['true', 'false']),
+  /**
+   * The same two settings as upstream's 3.1.80 file spells them: it reads only these, and
+   * `string.lower(nil)` on a missing `TruncatedOPath` kills the game during the handshake.
+   */
+  TruncatedOPath: z.string().optional(),
+  DistinguishSameNameFile: z.enum(['true', 'false']).optional(),
   /** Extension: cap unpaged child lists at this many entries (absent: full lists, as upstream). */
   pagingLimit: z.string().regex(/^\d+$/).optional(),
   /** Extension: hold the program after the handshake until `configurationDone` arrives. */

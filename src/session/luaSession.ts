@@ -181,6 +181,7 @@ export class LuaSession extends EventEmitter<LuaSessionEvents> {
     }
     const deadline =
       options.connectTimeoutMs !== undefined ? Date.now() + options.connectTimeoutMs : undefined;
+    let lostHandshake: SessionError | undefined;
     for (;;) {
       let connection: SessionConnection | undefined;
       try {
@@ -198,9 +199,21 @@ export class LuaSession extends EventEmitter<LuaSessionEvents> {
           connector.canReconnect &&
           (deadline === undefined || Date.now() < deadline) &&
           this.machine.is('Starting');
-        if (retry) continue;
-        await this.finish(failure.message, failure);
-        throw failure;
+        if (retry) {
+          lostHandshake = failure;
+          continue;
+        }
+        // A program that connected and died in the handshake is the news, not the wait after it.
+        const reported =
+          failure.code === 'no-connection' && lostHandshake
+            ? new SessionError(
+                'handshake-failed',
+                `${lostHandshake.message} No program completed the handshake after it ` +
+                  `(${failure.message})`,
+              )
+            : failure;
+        await this.finish(reported.message, reported);
+        throw reported;
       }
     }
   }
@@ -359,7 +372,15 @@ export class LuaSession extends EventEmitter<LuaSessionEvents> {
     if (this.features.has('exceptions')) {
       sends.push(this.request('setExceptionBreakpoints', { filters: this.exceptionFilters }));
     }
-    if (this.features.has('configurationDone')) sends.push(this.request('configurationDone', {}));
+    if (this.features.has('configurationDone')) {
+      sends.push(this.request('configurationDone', {}));
+    } else if (sends.length === 0) {
+      // Upstream reads one more frame within a second of its handshake reply, from inside its
+      // handshake code, before it knows its own file: a pause (step-in) read there stops inside
+      // LuaPanda.lua, with empty file names. A frame it ignores uses up that read, so every later
+      // command is read by its hook.
+      sends.push(connection.notify('configurationDone', {}));
+    }
     await Promise.all(sends);
     if (this.machine.is('Starting')) this.machine.transition('Running', 'the program runs');
   }
@@ -500,8 +521,15 @@ export class LuaSession extends EventEmitter<LuaSessionEvents> {
     void this.finish(`The program exited with code ${code ?? 'unknown'}.`);
   }
 
-  private async terminate(killProcess: boolean): Promise<void> {
-    const reason = killProcess ? 'The program was stopped.' : 'Detached from the program.';
+  private async terminate(terminateDebuggee: boolean): Promise<void> {
+    // Only a program the session started can be ended; an attached game is detached from (the
+    // protocol has no command that ends the game, and ending an engine's process is not ours).
+    const killProcess = terminateDebuggee && this.connector?.process !== undefined;
+    const reason = killProcess
+      ? 'The program was stopped.'
+      : terminateDebuggee
+        ? 'Detached from the program (a program the debugger attached to is not ended by it).'
+        : 'Detached from the program.';
     this.machine.transition('Terminating', reason);
     const connection = this.connection;
     if (connection && !connection.closed) {

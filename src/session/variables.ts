@@ -2,12 +2,14 @@
  * Variable handles and listings of one stop. Scopes and expandable values get handles from a
  * `HandleTable` (forgotten when the program moves); the Lua side's own references (scope ids
  * 10000/20000/30000, object refs below 10000) stay inside. Listings are paged by the runtime
- * when it can (feature `paging`); otherwise the whole list is fetched once per stop and sliced.
+ * when it can (feature `paging`); otherwise the whole list is fetched once per stop, tidied
+ * (variableOrder.ts) and sliced.
  */
 import type { LuaVariable } from '../protocol';
 import { SessionError } from './errors';
 import { HandleTable } from './handles';
 import type { Frame, Scope, ScopeKind, Variable } from './types';
+import { tidyListing } from './variableOrder';
 
 export type Container =
   | { readonly kind: 'scope'; readonly scope: ScopeKind; readonly frame: Frame }
@@ -108,7 +110,8 @@ export class VariableStore {
     } else {
       let full = this.fullLists.get(handle);
       if (!full) {
-        full = await fetch(target);
+        const kind = container.kind === 'scope' ? container.scope : 'children';
+        full = tidyListing(kind, await fetch(target));
         this.fullLists.set(handle, full);
       }
       raw = full.slice(start, page.count !== undefined ? start + page.count : undefined);

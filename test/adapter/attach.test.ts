@@ -9,26 +9,14 @@ import { DapTest, TIMEOUT_MS, fixture, freePort } from './dapHarness';
 
 const RUNTIME_DIR = path.join(REPO_ROOT, 'dist', 'lua');
 
-/**
- * Starts an attach session on a free port with a breakpoint on line 7 of fixture `name`, starts
- * the game that connects to it, and waits for the stop there.
- */
-async function attachGame(t: DapTest, lua: LuaInterpreter, name: string, attributes: object = {}) {
-  const port = await freePort();
+/** Attaches to fixture `name` with a breakpoint on its line 7 and waits for the stop there. */
+async function attachGame(t: DapTest, lua: LuaInterpreter, name: string, attributes = {}) {
   const file = fixture(name);
-  const waiting = t.waitForOutput(/Waiting for a Lua program/);
-  const attached = t.start(
-    'attach',
-    { connectionPort: port, cwd: path.dirname(file), ...attributes },
-    { breakpoints: { [file]: [{ line: 7 }] } },
-  );
-  await waiting;
-  const game = spawnLua(lua, file, {
-    args: [String(port)],
-    cwd: path.dirname(file),
+  const game = await t.attachGame(lua, file, {
+    attributes,
+    breakpoints: { [file]: [{ line: 7 }] },
     luaPath: [RUNTIME_DIR],
   });
-  await attached;
   const stop = await t.stoppedAt('breakpoint', file, 7);
   return { game, file, stop };
 }
@@ -51,6 +39,20 @@ for (const lua of luaInterpreters()) {
       const exit = await game.waitForExit(TIMEOUT_MS);
       assert.equal(exit.code, 0, game.stderr);
       assert.match(game.stdout, /game over\t4650/);
+    });
+
+    it('stops on a runtime error nothing catches, before the game dies', async () => {
+      const { game, file } = await attachGame(t, lua, 'attachRuntimeError.lua');
+      await t.dc.continueRequest({ threadId: 1 });
+      const stop = await t.stoppedAt('exception', file, 7);
+      assert.equal((await t.locals(stop.top.id)).count, '2');
+      const info = await t.dc.exceptionInfoRequest({ threadId: stop.event.threadId ?? 1 });
+      assert.match(info.body.description ?? '', /attempt to index .*'boss'/);
+      await t.dc.continueRequest({ threadId: 1 });
+      const exit = await game.waitForExit(TIMEOUT_MS);
+      assert.equal(exit.code, 1);
+      assert.match(game.stderr, /attachRuntimeError\.lua:7: attempt to index .*'boss'/);
+      await t.ended();
     });
 
     it('with autoReconnect waits for the game to come back and stops it again', async () => {

@@ -9,7 +9,8 @@ import type { DebugProtocol } from '@vscode/debugprotocol';
 import * as assert from 'node:assert/strict';
 import * as net from 'node:net';
 import * as path from 'node:path';
-import { REPO_ROOT } from '../harness/luaProcess';
+import type { LuaInterpreter } from '../harness/interpreters';
+import { LuaProcess, REPO_ROOT, spawnLua } from '../harness/luaProcess';
 
 export const ADAPTER = path.join(REPO_ROOT, 'out', 'src', 'cli', 'dap.js');
 export const FIXTURES = path.join(REPO_ROOT, 'test', 'fixtures', 'adapter');
@@ -20,6 +21,15 @@ export type BreakpointMap = Record<string, DebugProtocol.SourceBreakpoint[]>;
 export interface StartOptions {
   breakpoints?: BreakpointMap;
   exceptionFilters?: string[];
+}
+
+export interface AttachGameOptions extends StartOptions {
+  /** Attach attributes besides `connectionPort` and `cwd` (the game's folder). */
+  attributes?: Record<string, unknown>;
+  /** The game's arguments after the port, which is always the first. */
+  args?: string[];
+  /** Folders put first on the game's `package.path` (through LUA_PATH). */
+  luaPath?: string[];
 }
 
 export class DapTest {
@@ -88,6 +98,33 @@ export class DapTest {
         ? this.dc.launchRequest(args as never)
         : this.dc.attachRequest(args as never);
     await Promise.all([configured, started]);
+  }
+
+  /**
+   * Attach on a free port, then start the game `file` (its first argument is the port) once the
+   * adapter listens; resolves with the game when the attach request has succeeded.
+   */
+  async attachGame(
+    lua: LuaInterpreter,
+    file: string,
+    options: AttachGameOptions = {},
+  ): Promise<LuaProcess> {
+    const port = await freePort();
+    const cwd = path.dirname(file);
+    const waiting = this.waitForOutput(/Waiting for a Lua program/);
+    const attached = this.start(
+      'attach',
+      { connectionPort: port, cwd, ...options.attributes },
+      { breakpoints: options.breakpoints, exceptionFilters: options.exceptionFilters },
+    );
+    await waiting;
+    const game = spawnLua(lua, file, {
+      args: [String(port), ...(options.args ?? [])],
+      cwd,
+      luaPath: options.luaPath,
+    });
+    await attached;
+    return game;
   }
 
   launch(

@@ -31,8 +31,8 @@ export const NATIVE_DIR = path.resolve(
   `${process.platform}-${process.arch}`,
 );
 
-/** The interpreters CI installs (Debian packages lua5.1, lua5.4, luajit, with lua-socket). */
-export const REQUIRED_INTERPRETERS = ['lua5.1', 'lua5.4', 'luajit'] as const;
+/** The interpreters CI installs (Debian packages lua5.1 … lua5.4 and luajit, with lua-socket). */
+export const REQUIRED_INTERPRETERS = ['lua5.1', 'lua5.2', 'lua5.3', 'lua5.4', 'luajit'] as const;
 const CANDIDATES = ['lua5.1', 'lua5.2', 'lua5.3', 'lua5.4', 'luajit'];
 
 let cached: LuaInterpreter[] | undefined;
@@ -55,13 +55,13 @@ export function luaInterpreters(): LuaInterpreter[] {
   if (missing.length > 0 && mustHaveAll) {
     throw new Error(
       `Missing Lua interpreters (or their luasocket): ${missing.join(', ')}. ` +
-        'Run `npm run setup` (or: sudo apt-get install -y lua5.1 lua5.4 luajit lua-socket).',
+        'Run `npm run setup` (or: sudo apt-get install -y lua5.1 lua5.2 lua5.3 lua5.4 luajit lua-socket).',
     );
   }
   if (found.length === 0) {
     throw new Error(
       'No Lua interpreter with luasocket was found. Run `npm run setup` ' +
-        '(or: sudo apt-get install -y lua5.1 lua5.4 luajit lua-socket).',
+        '(or: sudo apt-get install -y lua5.1 lua5.2 lua5.3 lua5.4 luajit lua-socket).',
     );
   }
   cached = found;

@@ -199,6 +199,15 @@ describe('messages', () => {
       assert.ok(ideToLuaSchemas.initSuccess.safeParse(info).success);
     });
 
+    it('spells truncatedOPath and distinguishSameNameFile the 3.1.80 way too', () => {
+      // Upstream's 3.1.80 file lower-cases info.TruncatedOPath: without it the game dies.
+      const info = initSuccessInfo({ truncatedOPath: 'Assets/', distinguishSameNameFile: true });
+      assert.equal(info.TruncatedOPath, 'Assets/');
+      assert.equal(info.truncatedOPath, 'Assets/');
+      assert.equal(info.DistinguishSameNameFile, 'true');
+      assert.equal(info.distinguishSameNameFile, 'true');
+    });
+
     it('accepts the breakpoint request of the protocol doc', () => {
       const parsed = ideToLuaSchemas.setBreakPoint.parse({
         path: '/abs/path/samples/sample.lua',

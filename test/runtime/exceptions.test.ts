@@ -1,11 +1,25 @@
 /**
  * Error stops in the bundled runtime: uncaught errors stop with reason exception and the message
- * before the program dies (launch mode through LuaPanda.runFile, and attach mode for error() and
- * assert()); errors caught by pcall stop only when the IDE enables the "caught" filter.
+ * before the program dies (launch mode through LuaPanda.runFile; attach mode through the
+ * interpreter's own message handler, runtime errors included, and the error()/assert() wrappers);
+ * errors caught by pcall stop only when the IDE enables the "caught" filter.
  */
 import { strict as assert } from 'node:assert';
 import { runtimeVariants } from '../harness/interpreters';
-import { closeAll, finish, fixture, lineOf, startSession, topOf } from './helpers';
+import {
+  BUNDLE_DIR,
+  FIXTURES,
+  closeAll,
+  finish,
+  fixture,
+  lineOf,
+  startSession,
+  topOf,
+} from './helpers';
+import { spawnLua } from '../harness/luaProcess';
+
+/** LuaJIT's tracebacks name C frames by address, which differs from run to run. */
+const withoutAddresses = (text: string) => text.replace(/0x[0-9a-f]+/g, '0x…');
 
 for (const lua of runtimeVariants()) {
   describe(`runtime exceptions (${lua.label})`, function () {
@@ -70,14 +84,82 @@ for (const lua of runtimeVariants()) {
       const s = await startSession(lua, 'errors_attach.lua');
       const stop = await s.ide.nextStop('stopOnException');
       const info = stop.info as { exceptionText?: string; uncaught?: boolean };
-      assert.equal(info.exceptionText, 'value too small: 5');
+      assert.match(info.exceptionText ?? '', /errors_attach\.lua:\d+: value too small: 5$/);
       assert.equal(info.uncaught, true);
       assert.equal(topOf(stop.stack).line, lineOf('errors_attach.lua', 'assert'));
       assert.equal(stop.stack[1].line, lineOf('errors_attach.lua', 'main'));
       await s.ide.connection.request('continue', {});
       await finish(s, 1);
       assert.match(s.lua.stdout, /caught\tfalse/);
-      assert.match(s.lua.stderr, /value too small: 5/);
+      assert.equal(s.ide.notifications.filter((n) => n.kind === 'stop').length, 1);
+      // The message names the line of the assert, as without the debugger.
+      const firstLine = (text: string) => text.split('\n')[0];
+      assert.match(
+        firstLine(s.lua.stderr),
+        new RegExp(
+          `errors_attach\\.lua:${lineOf('errors_attach.lua', 'assert')}: value too small: 5$`,
+        ),
+      );
+    });
+    it('attach mode: an uncaught runtime error stops with its locals, then the program dies as without the debugger', async () => {
+      const s = await startSession(lua, 'runtime_error_attach.lua');
+      const stop = await s.ide.nextStop('stopOnException');
+      const info = stop.info as { exceptionText?: string; uncaught?: boolean };
+      assert.match(
+        info.exceptionText ?? '',
+        /runtime_error_attach\.lua:\d+: attempt to perform arithmetic on/,
+      );
+      assert.equal(info.uncaught, true);
+      const top = topOf(stop.stack);
+      assert.equal(top.line, lineOf('runtime_error_attach.lua', 'divide'));
+      assert.equal(stop.stack[1].line, lineOf('runtime_error_attach.lua', 'main'));
+      const locals = await s.ide.connection.request('getVariable', {
+        varRef: '10000',
+        stackId: String(top.index),
+      });
+      assert.equal(locals.find((v) => v.name === 'sum')?.value, '6');
+      const [doctor] = await s.ide.connection.request('runREPLExpression', {
+        Expression: 'LuaPanda.doctor()',
+        stackId: String(top.index),
+      });
+      assert.match(doctor.value, /uncaught errors: every one stops/);
+      await s.ide.connection.request('continue', {});
+      await finish(s, 1);
+      assert.match(s.lua.stdout, /caught\tfalse/, 'the pcall-caught runtime error did not stop');
+      assert.equal(s.ide.notifications.filter((n) => n.kind === 'stop').length, 1);
+
+      // What the program prints as it dies is what it prints without the debugger.
+      const plain = spawnLua(lua, fixture('runtime_error_attach.lua'), {
+        args: ['0', 'plain'],
+        luaPath: [BUNDLE_DIR],
+        cwd: FIXTURES,
+      });
+      assert.equal((await plain.waitForExit(15_000)).code, 1);
+      assert.equal(withoutAddresses(s.lua.stderr), withoutAddresses(plain.stderr));
+      assert.match(s.lua.stderr, /stack traceback:/);
+    });
+
+    it('attach mode: without an IDE the runtime changes nothing of an uncaught error', async () => {
+      const run = (variant: string) =>
+        spawnLua(lua, fixture('runtime_error_attach.lua'), {
+          // Port 1: nothing listens, so start() finds no IDE.
+          args: ['1', variant],
+          luaPath: [BUNDLE_DIR],
+          cwd: FIXTURES,
+        });
+      const detached = run('detached');
+      const plain = run('plain');
+      assert.equal((await detached.waitForExit(15_000)).code, 1);
+      assert.equal((await plain.waitForExit(15_000)).code, 1);
+      assert.equal(withoutAddresses(detached.stderr), withoutAddresses(plain.stderr));
+      assert.match(detached.stderr, /attempt to perform arithmetic on/);
+    });
+
+    it('attach mode: a stack overflow still dies with its own message', async () => {
+      const s = await startSession(lua, 'runtime_error_attach.lua', { args: ['overflow'] });
+      await finish(s, 1);
+      assert.match(s.lua.stderr, /stack overflow/);
+      assert.doesNotMatch(s.lua.stderr, /error in error handling/);
     });
   });
 }

@@ -204,6 +204,88 @@ describe('session/LuaSession', () => {
     assert.equal((await stopped).reason, 'pause');
   });
 
+  it('says that a program died in the handshake when nothing else connects in time', async () => {
+    const dying = new FakeConnection({
+      initSuccess: () => {
+        dying.drop();
+        throw Object.assign(new Error('The connection to the Lua side is closed.'), {
+          code: 'connection-closed',
+        });
+      },
+    });
+    const connector = fakeConnector([dying]);
+    connector.nextConnection
+      .onSecondCall()
+      .rejects(
+        new SessionError('no-connection', 'No Lua program connected on port 8818 within 50 ms.'),
+      );
+    const s = session();
+    await assert.rejects(s.start(connector, { connectTimeoutMs: 5_000 }), (e) => {
+      assert.ok(e instanceof SessionError);
+      assert.equal(e.code, 'handshake-failed');
+      assert.match(e.message, /connected but did not complete the LuaPanda handshake/);
+      assert.match(e.message, /No Lua program connected on port 8818/);
+      return true;
+    });
+    assert.equal(s.state, 'Terminated');
+  });
+
+  it("uses up upstream's post-handshake read with a frame it ignores, if nothing else goes", async () => {
+    const idle = new FakeConnection({ initSuccess: () => ({}) });
+    await session().start(fakeConnector([idle]));
+    assert.deepEqual(idle.sent, ['initSuccess']);
+    assert.deepEqual(
+      idle.notify.getCalls().map((c) => c.args[0]),
+      ['configurationDone'],
+      'an id-less frame upstream ignores',
+    );
+    // With breakpoints to send, the first of them is that frame; our runtime gets a request.
+    const withBreakpoints = session();
+    await withBreakpoints.setBreakpoints('/game/main.lua', [{ line: 3 }]);
+    const busy = new FakeConnection({ initSuccess: () => ({}) });
+    await withBreakpoints.start(fakeConnector([busy]));
+    assert.deepEqual(busy.sent, ['initSuccess', 'setBreakPoint']);
+    assert.equal(busy.notify.callCount, 0);
+    const ours = new FakeConnection(ourRuntime(['configurationDone']));
+    await session().start(fakeConnector([ours]));
+    assert.equal(ours.notify.callCount, 0);
+  });
+
+  it("tidies upstream's lists: stable field order, no interpreter slots among locals", async () => {
+    const variable = (name: string, ref = 0) => ({
+      name,
+      type: 'number',
+      value: '1',
+      variablesReference: ref,
+    });
+    const s = session();
+    const conn = new FakeConnection({
+      initSuccess: () => ({}),
+      getVariable: (info) =>
+        (info as { varRef: string }).varRef === '10000'
+          ? [variable('n'), variable('(temporary)'), variable('(for state)'), variable('t', 7)]
+          : [
+              variable('"b"'),
+              variable('_Metatable_', 8),
+              variable('2'),
+              variable('"a"'),
+              variable('1'),
+            ],
+    });
+    await s.start(fakeConnector([conn]));
+    conn.stop('stopOnBreakpoint', [frame(1)]);
+    const locals = await s.getVariables(s.scopes(s.stop!.frames[0].id)[0].variablesReference);
+    assert.deepEqual(
+      locals.map((v) => v.name),
+      ['n', '(for state)', 't'],
+    );
+    const fields = await s.getVariables(locals[2].variablesReference);
+    assert.deepEqual(
+      fields.map((v) => v.name),
+      ['1', '2', '"a"', '"b"', '_Metatable_'],
+    );
+  });
+
   it('pages variables itself for upstream and through the runtime when it pages', async () => {
     const many = Array.from({ length: 10 }, (_, i) => ({
       name: String(i + 1),
@@ -328,6 +410,19 @@ describe('session/LuaSession', () => {
     assert.ok(conn.closed);
     await s.stopSession();
     await rejectsWith(s.continue(), 'not-stopped');
+  });
+
+  it('asked to terminate an attached game, it detaches and says so', async () => {
+    const s = session();
+    const conn = new FakeConnection(ourRuntime([]));
+    await s.start(fakeConnector([conn]));
+    const reasons: string[] = [];
+    s.on('terminated', (t) => reasons.push(t.reason));
+    await s.stopSession({ terminateDebuggee: true });
+    assert.equal(conn.sent.at(-1), 'stopRun');
+    assert.deepEqual(reasons, [
+      'Detached from the program (a program the debugger attached to is not ended by it).',
+    ]);
   });
 
   it('a start that finds no program fails with the connector error and ends Terminated', async () => {
