@@ -24,7 +24,7 @@ for (const lua of runtimeVariants()) {
 
     /** Waits until the program reported whether the accelerator is in use and its idle hook. */
     async function connected(s: Session, idle = true): Promise<void> {
-      const m = await s.lua.waitForOutput(/NATIVE (\w+)\nHOOK (\S+)\nINFO ([^\n]*)/);
+      const m = await s.lua.waitForOutput(/NATIVE (\w+)\nHOOK ([^\n]+)\nINFO ([^\n]*)/);
       assert.equal(m[1], String(lua.native), `accelerator in use: ${m[1]}`);
       // getInfo() says why not: here, because the build is not on package.cpath.
       if (!lua.native) assert.match(m[3], /not in use: luapanda_native\d\d not found/);
@@ -63,7 +63,7 @@ for (const lua of runtimeVariants()) {
 
     it('LuaPanda.settings.useNative = false keeps the pure-Lua hook, and getInfo() says so', async () => {
       const s = await startSession(lua, FILE, { args: ['tight', 'off'] });
-      const m = await s.lua.waitForOutput(/NATIVE (\w+)\nHOOK (\S+)\nINFO ([^\n]*)/);
+      const m = await s.lua.waitForOutput(/NATIVE (\w+)\nHOOK ([^\n]+)\nINFO ([^\n]*)/);
       assert.equal(m[1], 'false');
       assert.notEqual(m[2], 'nil', 'the pure-Lua runtime polls with a count hook');
       assert.match(m[3], /not in use: off \(LuaPanda\.settings\.useNative = false\)/);
