@@ -49,11 +49,11 @@ const PLAIN: Case = { situation: 'plain', native: false, label: 'plain' };
 const WORKLOADS = ['call', 'loop', 'recursive'] as const;
 type Workload = (typeof WORKLOADS)[number];
 
-/** Sizes chosen so that plain runs take roughly 0.1–0.3 s. */
+/** Sizes chosen so that plain runs take roughly 0.1–0.3 s (shorter ones scatter too much). */
 const SIZES: Record<string, Record<Workload, number>> = {
-  'lua5.4': { call: 5_000_000, loop: 10_000_000, recursive: 29 },
-  'lua5.1': { call: 4_000_000, loop: 8_000_000, recursive: 28 },
-  luajit: { call: 200_000_000, loop: 50_000_000, recursive: 32 },
+  'lua5.4': { call: 5_000_000, loop: 10_000_000, recursive: 31 },
+  'lua5.1': { call: 4_000_000, loop: 8_000_000, recursive: 30 },
+  luajit: { call: 200_000_000, loop: 50_000_000, recursive: 34 },
 };
 
 function lineOf(marker: string): number {
@@ -63,10 +63,14 @@ function lineOf(marker: string): number {
 
 /** Cases that are much slower run a smaller problem and are compared per unit of work. */
 const SLOW_CASES: ReadonlySet<Situation> = new Set<Situation>(['bpElsewhere', 'bpSameFunction']);
-const SLOW_SCALE: Record<string, { linear: number; fibDepth: number }> = {
-  'lua5.4': { linear: 20, fibDepth: 5 },
-  'lua5.1': { linear: 20, fibDepth: 5 },
-  luajit: { linear: 400, fibDepth: 10 },
+interface Scale {
+  linear: number; // call and loop sizes are divided by this
+  fibDepth: number; // the recursion is this much shallower
+}
+const SLOW_SCALE: Record<string, { pure: Scale; native: Scale }> = {
+  'lua5.4': { pure: { linear: 20, fibDepth: 6 }, native: { linear: 4, fibDepth: 3 } },
+  'lua5.1': { pure: { linear: 20, fibDepth: 6 }, native: { linear: 4, fibDepth: 3 } },
+  luajit: { pure: { linear: 400, fibDepth: 12 }, native: { linear: 100, fibDepth: 9 } },
 };
 
 function fibCalls(n: number): number {
@@ -78,9 +82,8 @@ function fibCalls(n: number): number {
 
 function sizeFor(lua: string, workload: Workload, kase: Case): number {
   const size = SIZES[lua][workload];
-  // The native accelerator runs the full size: its slow cases are not slow.
-  if (!SLOW_CASES.has(kase.situation) || kase.native) return size;
-  const scale = SLOW_SCALE[lua];
+  if (!SLOW_CASES.has(kase.situation)) return size;
+  const scale = SLOW_SCALE[lua][kase.native ? 'native' : 'pure'];
   return workload === 'recursive' ? size - scale.fibDepth : Math.floor(size / scale.linear);
 }
 
