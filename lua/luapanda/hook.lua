@@ -342,9 +342,14 @@ end
 M.generation = 0
 
 -- LuaJIT only (see M.configure): switch the compiler as the state wants, then the real hooks.
+-- Bounded: should LuaJIT keep refusing, the real hooks go back after RETRY_LIMIT instructions.
 jitWanted = false
+local RETRY_LIMIT = 1000000
+local retries = 0
 retryJit = function()
-  if compat.setJitNeeded(jitWanted) then
+  retries = retries + 1
+  if compat.setJitNeeded(jitWanted) or retries > RETRY_LIMIT then
+    retries = 0
     if enabled then M.refresh() else setLuaHook(nil) end
   end
 end
@@ -362,6 +367,7 @@ function M.configure(state)
     -- Inside a finalizer (the GC heartbeat attached or read a command): LuaJIT refuses to switch
     -- its compiler there. A count hook of 1 retries at the next instruction; the first one outside
     -- the finalizer succeeds and puts the normal hooks back.
+    retries = 0
     setLuaHook(nil, retryJit, "", 1)
     return
   end

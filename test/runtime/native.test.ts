@@ -4,7 +4,8 @@
  * run with no debug hook at all while pause still stops a loop without calls or allocation.
  * Also: coroutines started before the runtime attached, closures of other files created and
  * collected between breakpoint hits (a verdict must never outlive its function), a reconnect,
- * and a program that never gets a hook back after LuaPanda.stopAttach().
+ * bursts of commands while coroutines run (signals under load), and a program that never gets a
+ * hook back after LuaPanda.stopAttach().
  */
 import { strict as assert } from 'node:assert';
 import { runtimeVariants } from '../harness/interpreters';
@@ -136,6 +137,36 @@ for (const lua of runtimeVariants()) {
       const exit = await s.lua.waitForExit(10_000);
       assert.equal(exit.code, 0, s.lua.stderr);
       assert.match(s.lua.stdout, /tight done\ttrue/);
+    });
+
+    it('answers bursts of commands and pauses while coroutines run, with a breakpoint elsewhere', async () => {
+      const s = await startSession(lua, FILE, {
+        args: ['busy'],
+        breakpoints: { [FILE]: [line(lineOf(FILE, 'earlyBody'))] },
+      });
+      await connected(s, false);
+      for (let round = 0; round < 15; round++) {
+        const answers = await Promise.all(
+          Array.from({ length: 10 }, (_, i) =>
+            s.ide.connection.request('runREPLExpression', {
+              Expression: `${round} * 100 + ${i}`,
+              stackId: '2',
+            }),
+          ),
+        );
+        assert.deepEqual(
+          answers.map((a) => a[0].value),
+          Array.from({ length: 10 }, (_, i) => String(round * 100 + i)),
+        );
+        await s.ide.connection.request('pause', {});
+        await s.ide.nextStop('stopOnPause', 5_000);
+        await s.ide.connection.request('continue', {});
+      }
+      await s.ide.connection.request('runREPLExpression', {
+        Expression: 'finished = true',
+        stackId: '2',
+      });
+      assert.match(await finish(s), /busy done\ttrue\ttrue/);
     });
 
     it('never sets a hook again after LuaPanda.stopAttach()', async () => {
