@@ -165,13 +165,22 @@ static void doPoll(lua_State *L) {
   if (lpn.watching) lpn_watchAck();
 }
 
+/* A verdict computed in Lua may have let the runtime read new breakpoints (a GC step runs the
+   heartbeat), and then it has set every hook anew: this event must change nothing more. */
+#define LPN_STALE(generation) (lpn.generation != (generation))
+
 static void onCall(lua_State *L, lua_Debug *ar) {
   int top = lua_gettop(L);
+  unsigned long generation = lpn.generation;
   int has, isC, mode;
   if (!lua_getinfo(L, "f", ar)) return;
   isC = lua_iscfunction(L, -1);
   if (lpn.isJIT) lua_pushvalue(L, -1); /* keep the function for the own check */
   has = verdictOf(L);
+  if (LPN_STALE(generation)) {
+    lua_settop(L, top);
+    return;
+  }
   if (lpn.isJIT && !has && isOwn(L, top + 1)) {
     /* The coroutine wrappers set the mode of the thread they resume; their calls must not. */
     lua_settop(L, top);
@@ -191,7 +200,8 @@ static void onCall(lua_State *L, lua_Debug *ar) {
 
 static void onReturn(lua_State *L, lua_Debug *ar) {
   int top = lua_gettop(L);
-  int level, mode;
+  unsigned long generation = lpn.generation;
+  int level, mode, has;
   lua_Debug frame;
   lpn_invalidateCache();
   if (lpn.isJIT) {
@@ -201,11 +211,16 @@ static void onReturn(lua_State *L, lua_Debug *ar) {
     if (verdictOf(L)) lua_pop(L, 1); /* computes (and so classifies) the returning function */
     own = isOwn(L, top + 1);
     lua_settop(L, top);
-    if (own) return;
+    if (own || LPN_STALE(generation)) return;
   }
   if (!lua_getstack(L, 1, &frame) || !lua_getinfo(L, "f", &frame)) return;
   mode = modeOf(L);
-  if (verdictOf(L)) {
+  has = verdictOf(L);
+  if (LPN_STALE(generation)) {
+    lua_settop(L, top);
+    return;
+  }
+  if (has) {
     /* The caller's line events will carry the activation record lua_getstack named (not so in
        LuaJIT, whose numbering differs: there the first line event looks it up). */
     if (lpn.isJIT)
@@ -221,13 +236,14 @@ static void onReturn(lua_State *L, lua_Debug *ar) {
   /* Leaving a function with breakpoints: does one further down hold breakpoints? */
   for (level = 2; lua_getstack(L, level, &frame); level++) {
     if (!lua_getinfo(L, "f", &frame)) break;
-    if (verdictOf(L)) {
-      lua_settop(L, top);
+    has = verdictOf(L);
+    lua_settop(L, top);
+    if (LPN_STALE(generation)) return;
+    if (has) {
       switchMode(L, LPN_MODE_BELOW);
       return;
     }
   }
-  lua_settop(L, top);
   switchMode(L, LPN_MODE_ELSEWHERE);
 }
 
@@ -252,8 +268,15 @@ static void onLine(lua_State *L, lua_Debug *ar) {
   int hit;
   if (!lpn.cacheValid || lpn.cacheL != L || lpn.cacheCi != ci) {
     int top = lua_gettop(L);
+    unsigned long generation = lpn.generation;
+    int has;
     if (!lua_getinfo(L, "f", ar)) return;
-    cacheSet(L, ci, verdictOf(L));
+    has = verdictOf(L);
+    if (LPN_STALE(generation)) {
+      lua_settop(L, top);
+      return;
+    }
+    cacheSet(L, ci, has);
     lua_settop(L, top);
   }
   if (!lpn.cacheHas) return;

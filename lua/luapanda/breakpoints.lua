@@ -218,8 +218,9 @@ local function compute(fn)
   local source = info.source
   local entries = bySource[source]
   if entries == nil then
+    local generation = M.generation
     entries = M.filesFor(source) or false
-    bySource[source] = entries
+    if generation == M.generation then bySource[source] = entries end
   end
   if not entries then return false end
   local first, last = info.linedefined, info.lastlinedefined
@@ -245,8 +246,16 @@ function M.verdict(fn)
   if fn == nil then return false end
   local v = verdicts[fn]
   if v == nil then
-    v = compute(fn)
-    verdicts[fn] = v
+    -- Computing allocates, so a GC step may run the heartbeat, which may read new breakpoints
+    -- from the IDE: a verdict computed across such a change is stale and must not be cached.
+    for _ = 1, 3 do
+      local generation = M.generation
+      v = compute(fn)
+      if generation == M.generation then
+        verdicts[fn] = v
+        break
+      end
+    end
   end
   return v
 end
