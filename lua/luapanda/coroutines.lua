@@ -19,6 +19,7 @@ local pack, unpack = compat.pack, compat.unpack
 local known = setmetatable({}, { __mode = "k" })     -- co -> { wrap = bool, protected = bool }
 local resumers = setmetatable({}, { __mode = "k" })  -- co -> { key, handle }
 local session
+local onDeath = nil -- function(co, err, entry, marker): a coroutine ended with an error
 
 function M.info(co) return known[co] end
 
@@ -64,12 +65,18 @@ local function resume(co, ...)
     -- thread may have no handle to be updated from there, so update it now.
     hook.refresh()
   end
+  if not r[1] and onDeath and session.link and raw.status(co) == "dead" then
+    pcall(onDeath, co, r[2], entry, resume)
+  end
   if session.link and session.isStepping() then
     session.onThreadLeft(co, key, stack.levelsFromCaller() - 1)
   end
   return unpack(r, 1, r.n)
 end
 M.resume = resume
+
+--- Registers what runs when a coroutine this module resumed dies of an error (its stack is kept).
+function M.setOnDeath(fn) onDeath = fn end
 
 local function create(f)
   local co = raw.create(f)

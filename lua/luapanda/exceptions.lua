@@ -24,19 +24,36 @@ local ownSource = debug.getinfo(1, "S").short_src
 
 local function markReported(message) reported = message end
 
---- True (and forgotten) when `message` is the error just stopped on, or that error re-raised with
---- a position in front (coroutine.wrap does that).
-local function alreadyReported(message)
+--- True when `message` is the error just stopped on, or that error re-raised with a position in
+--- front (coroutine.wrap does that).
+local function isReported(message)
   local r = reported
-  reported = nil
   if r == nil then return false end
   if rawequal(r, message) then return true end
   return type(r) == "string" and type(message) == "string" and #message >= #r
     and message:sub(-#r) == r
 end
 
+--- isReported, and forgotten: the last handler the error meets asks this.
+local function alreadyReported(message)
+  local seen = isReported(message)
+  reported = nil
+  return seen
+end
+
+--- A coroutine died of an error, and its stack is still there. coroutine.resume returns the
+--- error (a caught error); coroutine.wrap raises it again in its caller, so there it is uncaught
+--- unless that caller is protected — unless error()/assert() inside already stopped on it.
+local function onCoroutineDeath(co, err, entry, marker)
+  local uncaught = entry.wrap and not entry.protected
+  if not session.filters[uncaught and "uncaught" or "caught"] or isReported(err) then return end
+  -- What raises it again (coroutine.wrap, a handler above) then knows it was stopped on.
+  if entry.wrap then markReported(err) end
+  session.onException(err, uncaught, marker, co)
+end
+
 local function caughtHandler(message)
-  session.onException(message, false, caughtHandler)
+  if not alreadyReported(message) then session.onException(message, false, caughtHandler) end
   return message
 end
 
@@ -52,7 +69,7 @@ end
 local function wrappedXpcall(f, handler, ...)
   if not (session.link and session.filters.caught) then return raw.xpcall(f, handler, ...) end
   local function h(message)
-    session.onException(message, false, h)
+    if not alreadyReported(message) then session.onException(message, false, h) end
     return handler(message)
   end
   if compat.is51 and not compat.isJIT then
@@ -73,7 +90,8 @@ function M.isProtected(level)
   while true do
     local info = getinfo(l, "f")
     if not info then break end
-    if info.func == runFileBody then return false end
+    -- (5.1 lists a tail call as a level without a function: it is neither.)
+    if info.func ~= nil and info.func == runFileBody then return false end
     if protectors[info.func] then return true end
     l = l + 1
   end
@@ -184,6 +202,7 @@ function M.install(s)
   if rawget(_G, "xpcall") == raw.xpcall then _G.xpcall = wrappedXpcall end
   if rawget(_G, "error") == raw.error then _G.error = wrappedError end
   if rawget(_G, "assert") == raw.assert then _G.assert = wrappedAssert end
+  coroutines.setOnDeath(onCoroutineDeath)
   M.adoptHostHandler()
 end
 

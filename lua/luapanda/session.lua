@@ -133,23 +133,28 @@ local function isResumeCommand(cmd)
 end
 
 --- Stops the program: sends the notification and serves commands until one resumes it.
---- `base` is the level of the stopped code relative to the caller of S.stop.
-function S.stop(cmd, base, info)
+--- `base` is the level of the stopped code relative to the caller of S.stop; `thread`, a dead
+--- coroutine whose frames are shown on top (the error that ended it).
+function S.stop(cmd, base, info, thread)
   if not S.link then return end
   local wasInside = hook.setInside(true)
   variables.reset()
-  local frames = stack.capture(base + 1, resumerOf or function() return nil end)
+  local frames = stack.capture(base + 1, resumerOf or function() return nil end, thread,
+    info and info.exceptionText)
   local key = compat.currentThread()
   local total = stack.levelsFromCaller()
   local depth = total - (base + 1) + 1
-  local line = frames[1] and tonumber(frames[1].line)
-  local topFrame = stack.get(2)
+  -- Stepping goes on in the running thread: its own top frame is where a step starts.
+  local own = stack.threadFrames
+  local line = frames[own + 1] and tonumber(frames[own + 1].line)
+  local topFrame = stack.get(own + 2)
   local topFunc = topFrame and topFrame.func
   S.stepBeforeStop = step
   step, pausePending, entryKey, bpKey = nil, false, nil, nil
   S.stopped = true
   S.stopThread, S.stopDepth, S.stopLine = key, depth, line
-  S.callerLine = frames[2] and frames[2].coroutine == frames[1].coroutine and tonumber(frames[2].line) or nil
+  local caller = frames[own + 2]
+  S.callerLine = caller and caller.coroutine == frames[own + 1].coroutine and tonumber(caller.line) or nil
   S.send(cmd, info or {}, 0, frames)
   sendMemory()
   while S.stopped and S.link do
@@ -289,9 +294,9 @@ end
 function S.isStepping() return step ~= nil end
 
 -- Exceptions -------------------------------------------------------------------------------------
---- Called from error paths (message handlers, error/assert wrappers). `marker` is the function
---- whose caller raised the error.
-function S.onException(message, uncaught, marker)
+--- Called from error paths (message handlers, error/assert wrappers, coroutine.resume). `marker`
+--- is the function whose caller raised the error; `thread`, a coroutine the error ended.
+function S.onException(message, uncaught, marker, thread)
   if not S.link or S.stopped or hook.isInside() then return false end
   if uncaught and not S.filters.uncaught then return false end
   if not uncaught and not S.filters.caught then return false end
@@ -304,7 +309,7 @@ function S.onException(message, uncaught, marker)
     end
   end
   local text = type(message) == "string" and message or safe.tostring(message)
-  S.stop("stopOnException", base, { exceptionText = text, uncaught = uncaught and true or false })
+  S.stop("stopOnException", base, { exceptionText = text, uncaught = uncaught and true or false }, thread)
   return true
 end
 

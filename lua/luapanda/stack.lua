@@ -42,7 +42,7 @@ end
 local frames = {}     -- id -> frame
 local list = {}       -- wire frames
 
-function M.reset() frames, list = {}, {} end
+function M.reset() frames, list, M.threadFrames = {}, {}, 0 end
 function M.get(id) return frames[tonumber(id) or -1] end
 function M.wire() return list end
 
@@ -87,16 +87,36 @@ local function addFrame(info, record, coName)
 end
 
 local function skipInfo(info)
-  return info.what == "C" or breakpoints.isOwnSource(info.source)
+  -- "tail": the level 5.1 keeps for a frame a tail call replaced; nothing is left to show of it.
+  return info.what == "C" or info.what == "tail" or breakpoints.isOwnSource(info.source)
 end
 
 --- Captures the stack of the stopped thread starting at `base` (a level relative to the
 --- caller), then the resumer chain given by `resumerOf(threadKey) -> key, handle`.
-function M.capture(base, resumerOf)
+function M.capture(base, resumerOf, thread, threadError)
   M.reset()
   local total = levelsFromCaller() - 1 -- relative to M.capture's caller
   local key, handle = compat.currentThread()
   local coName = key == compat.MAIN and "main" or tostring(key)
+  if thread then
+    -- A coroutine that died of an error keeps its stack: its frames come first, as it resumed
+    -- from the running code.
+    local l = 0
+    while true do
+      local info = getinfo(thread, l, "nSlf")
+      if not info then break end
+      if not skipInfo(info) then
+        if #list == 0 and (info.currentline or -1) < 0 and type(threadError) == "string" then
+          -- LuaJIT forgets the line of a coroutine that died; its error message still names it.
+          local src, line = threadError:match("^(.-):(%d+): ")
+          if src == info.short_src then info.currentline = tonumber(line) end
+        end
+        addFrame(info, { thread = thread, level = l }, tostring(thread))
+      end
+      l = l + 1
+    end
+  end
+  M.threadFrames = #list
   -- levels below are relative to M.capture: the caller's level L is L + 1 here.
   local level = base + 1
   while true do

@@ -61,7 +61,12 @@ for (const lua of luaInterpreters()) {
         file,
         stop: first,
       } = await attachGame(t, lua, 'reconnect.lua', { autoReconnect: true });
-      assert.equal((await t.locals(first.top.id)).n, '1');
+      const firstN = (await t.locals(first.top.id)).n;
+      assert.equal(
+        firstN,
+        '1',
+        `first stop; game: ${game.stdout} ${game.stderr}; adapter: ${t.output}`,
+      );
       await t.dc.continueRequest({ threadId: 1 });
       const second = await t.stoppedAt('breakpoint', file, 7);
       assert.equal((await t.locals(second.top.id)).n, '2');

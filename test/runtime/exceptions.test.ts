@@ -9,6 +9,7 @@ import { runtimeVariants } from '../harness/interpreters';
 import {
   BUNDLE_DIR,
   FIXTURES,
+  Session,
   closeAll,
   finish,
   fixture,
@@ -17,11 +18,25 @@ import {
   topOf,
 } from './helpers';
 import { spawnLua } from '../harness/luaProcess';
+import type { LuaStackFrame } from '../../src/protocol';
 
 /** LuaJIT's tracebacks name C frames by address, which differs from run to run. */
 const withoutAddresses = (text: string) => text.replace(/0x[0-9a-f]+/g, '0x…');
 
 for (const lua of runtimeVariants()) {
+  /**
+   * The local `total` of the dead coroutine's top frame. LuaJIT keeps no names or line of a
+   * coroutine that died (only its function): there the frame's locals are not listed at all.
+   */
+  const assertTotal = async (s: Session, stack: LuaStackFrame[], expected: string) => {
+    const locals = await s.ide.connection.request('getVariable', {
+      varRef: '10000',
+      stackId: String(topOf(stack).index),
+    });
+    const total = locals.find((v) => v.name === 'total')?.value;
+    assert.equal(total, lua.isLuaJIT ? undefined : expected);
+  };
+
   describe(`runtime exceptions (${lua.label})`, function () {
     this.timeout(20_000);
     afterEach(closeAll);
@@ -160,6 +175,47 @@ for (const lua of runtimeVariants()) {
       await finish(s, 1);
       assert.match(s.lua.stderr, /stack overflow/);
       assert.doesNotMatch(s.lua.stderr, /error in error handling/);
+    });
+    it('a coroutine that dies of an error stops with its own stack: uncaught through coroutine.wrap, caught through resume only with the filter', async () => {
+      const s = await startSession(lua, 'coroutine_errors.lua');
+      const stop = await s.ide.nextStop('stopOnException');
+      const info = stop.info as { exceptionText?: string; uncaught?: boolean };
+      assert.match(info.exceptionText ?? '', /attempt to perform arithmetic on/);
+      assert.equal(info.uncaught, true);
+      assert.equal(topOf(stop.stack).line, lineOf('coroutine_errors.lua', 'cost'));
+      const below = stop.stack.find((f) => f.line !== lineOf('coroutine_errors.lua', 'cost'));
+      assert.equal(below?.line, lineOf('coroutine_errors.lua', 'wrap'), 'the resumer below');
+      await assertTotal(s, stop.stack, '5');
+      await s.ide.connection.request('continue', {});
+      await finish(s, 1);
+      assert.equal(s.ide.notifications.filter((n) => n.kind === 'stop').length, 1);
+      assert.match(s.lua.stdout, /resume\tfalse\t.*attempt to perform arithmetic/);
+      assert.match(s.lua.stdout, /wrap in pcall\tfalse/);
+      assert.match(s.lua.stderr, /attempt to perform arithmetic on/);
+    });
+
+    it('with the "caught" filter, errors ending coroutines under resume or a protected wrap stop too, once each', async () => {
+      const s = await startSession(lua, 'coroutine_errors.lua', {
+        exceptionFilters: ['uncaught', 'caught'],
+      });
+      const expected: [string, boolean, string][] = [
+        ['resume', false, '1'],
+        ['pcall', false, '0'],
+        ['wrap', true, '5'],
+      ];
+      for (const [resumer, uncaught, total] of expected) {
+        const stop = await s.ide.nextStop('stopOnException');
+        assert.equal((stop.info as { uncaught?: boolean }).uncaught, uncaught, resumer);
+        assert.equal(topOf(stop.stack).line, lineOf('coroutine_errors.lua', 'cost'));
+        assert.ok(
+          stop.stack.some((f) => f.line === lineOf('coroutine_errors.lua', resumer)),
+          `the ${resumer} line is among the frames below`,
+        );
+        await assertTotal(s, stop.stack, total);
+        await s.ide.connection.request('continue', {});
+      }
+      await finish(s, 1);
+      assert.equal(s.ide.notifications.filter((n) => n.kind === 'stop').length, 3);
     });
   });
 }
