@@ -518,7 +518,7 @@ function S.onPoll()
 end
 
 -- Connection ----------------------------------------------------------------------------------
-function S.tryAttach(acceptTimeout)
+function S.tryAttach(acceptTimeout, connectTimeout)
   if S.link then return true end
   local link
   if S.mode == "server" then
@@ -529,7 +529,8 @@ function S.tryAttach(acceptTimeout)
     link = transport.accept(serverSocket, acceptTimeout or 0)
     if link then pcall(serverSocket.close, serverSocket) serverSocket = nil end
   else
-    link = transport.connect(S.host, S.port, S.settings.connectTimeoutSec, S.settings.customGetSocketInstance)
+    link = transport.connect(S.host, S.port, connectTimeout or S.settings.connectTimeoutSec,
+      S.settings.customGetSocketInstance)
   end
   if not link then return false end
   S.link = link
@@ -596,7 +597,13 @@ function S.connect(mode, host, port)
   local core = transport.socketCore()
   clock = compat.clockSource(core)
   lastAttempt = clock()
-  return S.tryAttach(mode == "server" and S.settings.listeningTimeoutSec or nil)
+  -- start()'s own attempt may wait longer on this machine's loopback: nobody listening answers at
+  -- once there (no cost without an IDE), and a busy machine may take a while to complete a
+  -- connect. Retries and remote hosts keep the short timeout (a host that drops the attempt
+  -- would stall the game for the whole timeout).
+  local loopback = host == "127.0.0.1" or host == "localhost" or host == "::1"
+  local connectTimeout = loopback and math.max(S.settings.connectTimeoutSec, 1) or nil
+  return S.tryAttach(mode == "server" and S.settings.listeningTimeoutSec or nil, connectTimeout)
 end
 
 function S.stopAttach()
