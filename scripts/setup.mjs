@@ -2,12 +2,13 @@
 // `npm run setup`: everything a fresh Debian machine needs before `npm test`.
 // 1. The Lua interpreters the tests and the demo run (lua5.1, lua5.2, lua5.3, lua5.4, luajit) with
 //    luasocket, and a C compiler with the Lua 5.1–5.4 headers for the native accelerator
-//    (scripts/build-native.mjs):
+//    (scripts/build-native.mjs), and LÖVE with a virtual X server (love, xvfb, xauth) for the
+//    real-engine tests (test/love):
 //    installed through apt-get when running as root, otherwise the exact command is printed.
 // 2. The npm dependencies (`npm ci` from the lockfile).
 import { spawnSync } from 'node:child_process';
-import { existsSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { accessSync, constants, existsSync } from 'node:fs';
+import { delimiter, dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { ABIS, compilerWorks, findHeaders } from './build-native.mjs';
 
@@ -25,7 +26,12 @@ const APT_PACKAGES = [
   'liblua5.2-dev',
   'liblua5.3-dev',
   'liblua5.4-dev',
+  'love',
+  'xvfb',
+  'xauth',
 ];
+/** Commands of the LÖVE tests: `xvfb-run -a love <game>` (xvfb-run needs Xvfb and xauth). */
+const LOVE_COMMANDS = ['love', 'xvfb-run', 'Xvfb', 'xauth'];
 
 function run(command, args, options = {}) {
   console.log(`$ ${command} ${args.join(' ')}`);
@@ -43,18 +49,38 @@ function luaReady(command) {
   return probe.status === 0;
 }
 
-/** What is missing: interpreters (with luasocket), the C compiler, Lua headers by version. */
+/** Whether `command` is an executable file in a folder of the PATH. */
+function onPath(command) {
+  return (process.env.PATH ?? '')
+    .split(delimiter)
+    .filter(Boolean)
+    .some((dir) => {
+      try {
+        accessSync(join(dir, command), constants.X_OK);
+        return true;
+      } catch {
+        return false;
+      }
+    });
+}
+
+/**
+ * What is missing: interpreters (with luasocket), the C compiler, Lua headers by version, LÖVE
+ * and the virtual X server.
+ */
 function missingParts() {
   const parts = INTERPRETERS.filter((command) => !luaReady(command));
   if (!compilerWorks()) parts.push('a C compiler (gcc)');
   for (const abi of ABIS) if (!findHeaders(abi)) parts.push(`Lua ${abi.version} headers`);
+  parts.push(...LOVE_COMMANDS.filter((command) => !onPath(command)));
   return parts;
 }
 
 const missing = missingParts();
 if (missing.length === 0) {
   console.log(
-    `setup: found ${INTERPRETERS.join(', ')} with luasocket, gcc and the Lua 5.1-5.4 headers`,
+    `setup: found ${INTERPRETERS.join(', ')} with luasocket, gcc, the Lua 5.1-5.4 headers, ` +
+      'LÖVE and Xvfb',
   );
 } else if (
   process.platform === 'linux' &&
