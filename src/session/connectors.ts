@@ -1,6 +1,6 @@
 /**
- * How a session reaches its Lua program. `launchConnector` listens on a free loopback port and
- * starts the program on it; `listenConnector` waits for a game that calls `LuaPanda.start`
+ * How a session reaches its Lua program. `launchConnector` checks that the interpreter loads
+ * luasocket and the runtime, listens on a free loopback port and starts the program on it; `listenConnector` waits for a game that calls `LuaPanda.start`
  * (attach, default port 8818); `dialConnector` connects to a game that called
  * `LuaPanda.startServer`. All waits are bounded and end at once when the connector is disposed.
  */
@@ -9,6 +9,9 @@ import * as path from 'node:path';
 import { LuaListener, connectToLua } from '../protocol';
 import { DebuggeeProcess, DebuggeeSpec } from './debuggee';
 import { SessionError } from './errors';
+import { describeExit } from './exitStatus';
+import { checkInterpreter } from './launchProbe';
+import { gameNotReached, noGameConnected, programEndedEarly } from './setupErrors';
 import type { SessionConnection } from './types';
 
 export interface Connector {
@@ -52,6 +55,11 @@ export async function launchConnector(spec: LaunchSpec): Promise<Connector> {
         'extension (node scripts/build-lua.mjs) or set "runtimePath".',
     );
   }
+  // Without luasocket (or the runtime) the program would run undebugged until the connect
+  // timeout: check first, with the same interpreter, environment and search paths.
+  const interpreters = spec.noDebug
+    ? spec.interpreters
+    : [(await checkInterpreter(spec)).interpreter];
   const listener = await LuaListener.listen({
     port: 0,
     host: '127.0.0.1',
@@ -59,7 +67,7 @@ export async function launchConnector(spec: LaunchSpec): Promise<Connector> {
   });
   let debuggee: DebuggeeProcess;
   try {
-    debuggee = await DebuggeeProcess.start({ ...spec, port: listener.port });
+    debuggee = await DebuggeeProcess.start({ ...spec, interpreters, port: listener.port });
   } catch (error) {
     await listener.close();
     throw error;
@@ -113,12 +121,8 @@ function exitError(debuggee: DebuggeeProcess): SessionError {
   if (syntax !== undefined) {
     return new SessionError('syntax-error', `The program has a syntax error: ${syntax}`);
   }
-  const stderr = debuggee.stderrTail.trim();
-  return new SessionError(
-    'program-failed',
-    `The Lua program exited with code ${debuggee.exitCode} before the debugger connected` +
-      (stderr ? `: ${stderr}` : '.'),
-  );
+  const exit = debuggee.exitStatus ?? { code: null, signal: null };
+  return programEndedEarly(describeExit(exit), debuggee.stderrTail);
 }
 
 export interface ListenSpec {
@@ -126,6 +130,8 @@ export interface ListenSpec {
   /** Interface to bind; default all, so games on other devices can connect. */
   readonly host?: string;
   readonly requestTimeoutMs?: number;
+  /** The configured wait for the game (`connectionTimeout`), for the message when it passes. */
+  readonly connectionTimeoutS?: number;
 }
 
 export async function listenConnector(spec: ListenSpec): Promise<Connector> {
@@ -148,14 +154,16 @@ export async function listenConnector(spec: ListenSpec): Promise<Connector> {
     async nextConnection(timeoutMs) {
       try {
         return await listener.waitForConnection({ timeoutMs, signal: aborter.signal });
-      } catch (error) {
+      } catch {
         if (aborter.signal.aborted) {
           throw new SessionError(
             'terminated',
             'The session was stopped while waiting for the game.',
           );
         }
-        throw new SessionError('no-connection', (error as Error).message);
+        // The listener rejects only when aborted or when the time is up.
+        const seconds = spec.connectionTimeoutS ?? (timeoutMs ?? 0) / 1000;
+        throw noGameConnected({ port: listener.port, host: spec.host, seconds });
       }
     },
     async dispose() {
@@ -175,6 +183,8 @@ export interface DialSpec {
   readonly host: string;
   readonly port: number;
   readonly requestTimeoutMs?: number;
+  /** The configured wait for the game (`connectionTimeout`), for the message when it passes. */
+  readonly connectionTimeoutS?: number;
 }
 
 export function dialConnector(spec: DialSpec): Connector {
@@ -196,7 +206,10 @@ export function dialConnector(spec: DialSpec): Connector {
         if (aborter.signal.aborted) {
           throw new SessionError('terminated', 'The session was stopped while connecting.');
         }
-        throw new SessionError('no-connection', (error as Error).message);
+        const message = (error as Error).message;
+        const seconds = spec.connectionTimeoutS ?? (timeoutMs ?? 0) / 1000;
+        const lastError = /\(last error: (.+?)\)\./.exec(message)?.[1] ?? '';
+        throw gameNotReached({ host: spec.host, port: spec.port, seconds }, lastError);
       }
     },
     async dispose() {

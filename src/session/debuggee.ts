@@ -4,22 +4,21 @@
  * back to us, so the user's files are never edited. Output is streamed as it comes; the program
  * is checked for syntax errors before it connects, so such an error is reported as one.
  */
-import { ChildProcess, spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { EventEmitter } from 'node:events';
 import * as path from 'node:path';
-import { SessionError } from './errors';
+import { ExitStatus } from './exitStatus';
+import { InterpreterChoice, programEnv, spawnInterpreter } from './interpreter';
 import { nativeCpathCode } from './nativeBuilds';
 import type { OutputCategory } from './types';
 
-export interface DebuggeeSpec {
+export interface DebuggeeSpec extends InterpreterChoice {
   /** The Lua file to run. */
   readonly program: string;
   readonly args: readonly string[];
   readonly cwd: string;
   /** Variables added to (string) or removed from (null) the environment. */
   readonly env: Readonly<Record<string, string | null>>;
-  /** Interpreters to try in order (the first that exists is used). */
-  readonly interpreters: readonly string[];
   /** The folder of the runtime's `LuaPanda.lua`. */
   readonly runtimeDir: string;
   /**
@@ -36,7 +35,7 @@ export interface DebuggeeSpec {
 
 export interface DebuggeeEvents {
   output: [OutputCategory, string];
-  exit: [{ readonly code: number | null; readonly signal: NodeJS.Signals | null }];
+  exit: [ExitStatus];
 }
 
 /** Marks the stderr line that reports a syntax error found by the preload check. */
@@ -53,7 +52,7 @@ export function killAllDebuggees(): void {
 
 export class DebuggeeProcess extends EventEmitter<DebuggeeEvents> {
   private stderrText = '';
-  private exitInfo: { code: number | null; signal: NodeJS.Signals | null } | undefined;
+  private exitInfo: ExitStatus | undefined;
 
   private constructor(
     private readonly child: ChildProcess,
@@ -77,36 +76,11 @@ export class DebuggeeProcess extends EventEmitter<DebuggeeEvents> {
 
   /** Starts the program with the first interpreter that exists. */
   static async start(spec: DebuggeeSpec): Promise<DebuggeeProcess> {
-    const env: NodeJS.ProcessEnv = { ...process.env };
-    for (const [key, value] of Object.entries(spec.env)) {
-      if (value === null) delete env[key];
-      else env[key] = value;
-    }
-    const argv = ['-e', preloadCode(spec)];
-    for (const interpreter of spec.interpreters) {
-      const child = spawn(interpreter, argv, {
-        cwd: spec.cwd,
-        env,
-        stdio: ['ignore', 'pipe', 'pipe'],
-        windowsHide: true,
-      });
-      const started = await new Promise<NodeJS.ErrnoException | undefined>((resolve) => {
-        child.once('spawn', () => resolve(undefined));
-        child.once('error', (error) => resolve(error));
-      });
-      if (!started) return new DebuggeeProcess(child, interpreter);
-      if (started.code !== 'ENOENT') {
-        throw new SessionError(
-          'program-failed',
-          `Could not start ${interpreter}: ${started.message}`,
-        );
-      }
-    }
-    throw new SessionError(
-      'interpreter-not-found',
-      `No Lua interpreter found (tried ${spec.interpreters.join(', ')}). Install Lua, or set ` +
-        '"luaPath" in the launch configuration to the interpreter to use.',
-    );
+    const { child, interpreter } = await spawnInterpreter(spec, ['-e', preloadCode(spec)], {
+      cwd: spec.cwd,
+      env: programEnv(spec.env),
+    });
+    return new DebuggeeProcess(child, interpreter);
   }
 
   get pid(): number {
@@ -117,8 +91,9 @@ export class DebuggeeProcess extends EventEmitter<DebuggeeEvents> {
     return this.exitInfo !== undefined;
   }
 
-  get exitCode(): number | null {
-    return this.exitInfo?.code ?? null;
+  /** How the program ended, once it has. */
+  get exitStatus(): ExitStatus | undefined {
+    return this.exitInfo;
   }
 
   /** The end of what the program wrote to stderr. */
@@ -166,14 +141,7 @@ export function preloadCode(spec: DebuggeeSpec): string {
   const program = luaString(spec.program);
   const args = spec.args.map(luaString);
   const setup = [
-    `package.path = ${luaString(
-      [
-        ...(spec.noDebug ? [] : [path.join(spec.runtimeDir, '?.lua')]),
-        ...(spec.packagePath ?? []),
-        '',
-      ].join(';'),
-    )} .. package.path`,
-    ...(spec.noDebug || !spec.nativeDir ? [] : [nativeCpathCode(spec.nativeDir, luaString)]),
+    ...searchPathCode(spec),
     'io.stdout:setvbuf("no")',
     `local chunk, err = loadfile(${program})`,
     `if not chunk then io.stderr:write(${luaString(SYNTAX_ERROR_MARKER)}, tostring(err), "\\n") os.exit(3) end`,
@@ -187,4 +155,26 @@ export function preloadCode(spec: DebuggeeSpec): string {
     `if LuaPanda.runFile then return LuaPanda.runFile(${[program, ...args].join(', ')}) end`,
     `return chunk(${args.join(', ')})`,
   ].join('\n');
+}
+
+/** What decides where `require` looks: the launch and its start-up check share it. */
+export type SearchPathSpec = Pick<
+  DebuggeeSpec,
+  'runtimeDir' | 'nativeDir' | 'packagePath' | 'noDebug'
+>;
+
+/**
+ * Lua statements that put the runtime's folder and `packagePath` first on `package.path`, and the
+ * native accelerator build of the interpreter's ABI first on `package.cpath`.
+ */
+export function searchPathCode(spec: SearchPathSpec): string[] {
+  const luaPaths = [
+    ...(spec.noDebug ? [] : [path.join(spec.runtimeDir, '?.lua')]),
+    ...(spec.packagePath ?? []),
+    '',
+  ];
+  return [
+    `package.path = ${luaString(luaPaths.join(';'))} .. package.path`,
+    ...(spec.noDebug || !spec.nativeDir ? [] : [nativeCpathCode(spec.nativeDir, luaString)]),
+  ];
 }

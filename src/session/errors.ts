@@ -27,6 +27,9 @@ export const SESSION_ERRORS = {
   'handshake-failed': 3027,
   'invalid-configuration': 3028,
   terminated: 3029,
+  'luasocket-missing': 3030,
+  'runtime-load-failed': 3031,
+  'interpreter-check-failed': 3032,
 } as const;
 
 export type SessionErrorCode = keyof typeof SESSION_ERRORS;

@@ -17,6 +17,7 @@ import {
 import { Breakpoint, BreakpointSpec, BreakpointStore } from './breakpoints';
 import type { Connector } from './connectors';
 import { SessionError, toSessionError } from './errors';
+import { ExitStatus, describeExit, exitNumber } from './exitStatus';
 import { HandleTable } from './handles';
 import { handshakeFor } from './handshakeSettings';
 import { Ask, EvaluateContext, assignIn, evaluateIn } from './inspection';
@@ -172,7 +173,7 @@ export class LuaSession extends EventEmitter<LuaSessionEvents> {
     const debuggee = connector.process;
     if (debuggee) {
       debuggee.on('output', (category, text) => this.addOutput(category, text));
-      debuggee.once('exit', ({ code }) => this.onProcessExit(code));
+      debuggee.once('exit', (exit) => this.onProcessExit(exit));
       this.emit('process', { pid: debuggee.pid, name: debuggee.interpreter });
     }
     if (options.noDebug) {
@@ -513,23 +514,29 @@ export class LuaSession extends EventEmitter<LuaSessionEvents> {
     await this.finish('The Lua program closed the debug connection.');
   }
 
-  private onProcessExit(code: number | null): void {
-    this.emit('exited', { exitCode: code ?? 1 });
+  private onProcessExit(exit: ExitStatus): void {
+    this.emit('exited', {
+      exitCode: exitNumber(exit),
+      ...(exit.signal ? { signal: exit.signal } : {}),
+    });
     if (this.machine.is('Terminating', 'Terminated')) return;
     // Before any connection the start itself reports the exit (as a launch error).
     if (this.machine.is('Starting') && this.handshaken === undefined) return;
-    void this.finish(`The program exited with code ${code ?? 'unknown'}.`);
+    void this.finish(`The program ${describeExit(exit)}.`);
   }
 
   private async terminate(terminateDebuggee: boolean): Promise<void> {
     // Only a program the session started can be ended; an attached game is detached from (the
     // protocol has no command that ends the game, and ending an engine's process is not ours).
     const killProcess = terminateDebuggee && this.connector?.process !== undefined;
-    const reason = killProcess
-      ? 'The program was stopped.'
-      : terminateDebuggee
-        ? 'Detached from the program (a program the debugger attached to is not ended by it).'
-        : 'Detached from the program.';
+    const waiting = this.machine.is('Starting') && !this.isConnected() && !killProcess;
+    const reason = waiting
+      ? `Stopped waiting for the Lua program on ${this.connector?.endpoint ?? 'its port'}.`
+      : killProcess
+        ? 'The program was stopped.'
+        : terminateDebuggee
+          ? 'Detached from the program (a program the debugger attached to is not ended by it).'
+          : 'Detached from the program.';
     this.machine.transition('Terminating', reason);
     const connection = this.connection;
     if (connection && !connection.closed) {

@@ -139,6 +139,7 @@ export interface LuaSessionEvents {
   breakpoints: [readonly Breakpoint[]];
   process: [{ readonly pid: number; readonly name: string }];
   connected: [{ readonly runtime: string; readonly features: readonly string[] }];
-  exited: [{ readonly exitCode: number }];
+  /** `exitCode` is 128 + the signal's number when a signal ended the program. */
+  exited: [{ readonly exitCode: number; readonly signal?: NodeJS.Signals }];
   terminated: [TerminatedInfo];
 }

@@ -141,7 +141,7 @@ describe('adapter attach errors', () => {
     const port = await freePort();
     await assert.rejects(
       t.start('attach', { connectionPort: port, connectionTimeout: 0.3 }),
-      /No Lua program connected/,
+      /No game connected within 0\.3 s \(connectionTimeout\)/,
     );
   });
 });
