@@ -46,6 +46,8 @@ import {
   parseArguments,
   toSessionSettings,
 } from './launchConfig';
+import { ENDED_EVENT, EndedEventBody } from './endedEvent';
+import { GameWait } from './gameWait';
 import { findRuntimeDir } from './runtimeLocation';
 import {
   PAGED_CHILDREN,
@@ -79,6 +81,12 @@ export class LuaDebugSession extends LoggingDebugSession {
   private session: LuaSession | undefined;
   private configurationDone!: () => void;
   private readonly configured = new Promise<void>((resolve) => (this.configurationDone = resolve));
+  /** The client shows progress notifications (and sends `cancel` for them). */
+  private clientShowsProgress = false;
+  /** While a launch/attach request is answered: a failure goes into its error response. */
+  private failureInResponse = false;
+  /** The attach wait shown as progress, while the game is awaited after the attach response. */
+  private gameWait: GameWait | undefined;
 
   constructor(private readonly options: LuaDebugSessionOptions = {}) {
     super();
@@ -97,7 +105,11 @@ export class LuaDebugSession extends LoggingDebugSession {
     return this.session;
   }
 
-  protected override initializeRequest(response: DebugProtocol.InitializeResponse): void {
+  protected override initializeRequest(
+    response: DebugProtocol.InitializeResponse,
+    args: DebugProtocol.InitializeRequestArguments,
+  ): void {
+    this.clientShowsProgress = args?.supportsProgressReporting === true;
     response.body = capabilities();
     this.sendResponse(response);
   }
@@ -113,7 +125,7 @@ export class LuaDebugSession extends LoggingDebugSession {
     response: DebugProtocol.LaunchResponse,
     raw: DebugProtocol.LaunchRequestArguments,
   ): Promise<void> {
-    await this.respond(response, async () => {
+    await this.respondToStart(response, async () => {
       const args: LaunchArguments = parseArguments(launchArgumentsSchema, raw);
       const session = this.createSession(toSessionSettings(args));
       await this.waitForConfiguration();
@@ -126,6 +138,7 @@ export class LuaDebugSession extends LoggingDebugSession {
           cwd,
           env: args.env ?? {},
           interpreters: args.luaPath ? [args.luaPath] : DEFAULT_INTERPRETERS,
+          fromLuaPath: args.luaPath !== undefined,
           runtimeDir,
           nativeDir: nativeDirFor(runtimeDir),
           packagePath: args.packagePath,
@@ -140,31 +153,54 @@ export class LuaDebugSession extends LoggingDebugSession {
     });
   }
 
+  /**
+   * Attach: listen for the game (or dial it). A client that shows progress gets the response at
+   * once — it then shows the session, with Stop, while a cancellable progress notification says
+   * where the game is awaited; others get it once the game connected (or did not).
+   */
   protected override async attachRequest(
     response: DebugProtocol.AttachResponse,
     raw: DebugProtocol.AttachRequestArguments,
   ): Promise<void> {
-    await this.respond(response, async () => {
+    await this.respondToStart(response, async () => {
       const args: AttachArguments = parseArguments(attachArgumentsSchema, raw);
       const session = this.createSession(toSessionSettings(args));
       await this.waitForConfiguration();
       const port = args.connectionPort ?? DEFAULT_ATTACH_PORT;
       const requestTimeoutMs = session.settings.requestTimeoutMs;
-      const connector = args.VSCodeAsClient
-        ? dialConnector({ host: args.connectionIP ?? '127.0.0.1', port, requestTimeoutMs })
-        : await this.orAbandon(session, () => listenConnector({ port, requestTimeoutMs }));
-      this.sendEvent(
-        new OutputEvent(
-          args.VSCodeAsClient
-            ? `Connecting to a Lua program at ${connector.endpoint}…\n`
-            : `Waiting for a Lua program to call require("LuaPanda").start("<this machine>", ${port})…\n`,
-          'console',
-        ),
+      const seconds = args.connectionTimeout ?? ATTACH_CONNECT_TIMEOUT_S;
+      const dialHost = args.VSCodeAsClient ? (args.connectionIP ?? '127.0.0.1') : undefined;
+      const connector =
+        dialHost !== undefined
+          ? dialConnector({ host: dialHost, port, requestTimeoutMs, connectionTimeoutS: seconds })
+          : await this.orAbandon(session, () =>
+              listenConnector({ port, requestTimeoutMs, connectionTimeoutS: seconds }),
+            );
+      const wait = new GameWait({ port, dialHost, seconds }, (event) => this.sendEvent(event));
+      this.sendEvent(new OutputEvent(wait.consoleLine(), 'console'));
+      const started = session.start(connector, { connectTimeoutMs: seconds * 1000 });
+      if (!this.clientShowsProgress) {
+        await started;
+        return;
+      }
+      this.gameWait = wait;
+      wait.begin();
+      // From here a failure is told by the session's end (once), not by this response.
+      this.failureInResponse = false;
+      started.then(
+        () => wait.end('The game connected.'),
+        (error: unknown) => wait.end(toSessionError(error).message.split('\n')[0]),
       );
-      await session.start(connector, {
-        connectTimeoutMs: (args.connectionTimeout ?? ATTACH_CONNECT_TIMEOUT_S) * 1000,
-      });
     });
+  }
+
+  /** The client cancelled a progress notification: the attach wait ends at once. */
+  protected override cancelRequest(
+    response: DebugProtocol.CancelResponse,
+    args: DebugProtocol.CancelArguments,
+  ): void {
+    if (this.gameWait?.isOpen(args?.progressId)) void this.session?.stopSession();
+    this.sendResponse(response);
   }
 
   protected override async setBreakPointsRequest(
@@ -416,8 +452,17 @@ export class LuaDebugSession extends LoggingDebugSession {
     );
     session.on('exited', (e) => this.sendEvent(new ExitedEvent(e.exitCode)));
     session.on('terminated', (t) => {
-      // Say why the session ended (a dropped link, the exit code, an error), then end it.
-      this.sendEvent(new OutputEvent(`${t.reason}\n`, t.error ? 'important' : 'console'));
+      // Say why the session ended (a dropped link, the exit code, an error), then end it. An
+      // error is shown to the user once: by the failed launch/attach response when there is one
+      // (a dialog in VS Code), else as important output (a notification).
+      const shown = t.error !== undefined && !this.failureInResponse;
+      this.sendEvent(new OutputEvent(`${t.reason}\n`, shown ? 'important' : 'console'));
+      this.gameWait?.end(t.reason.split('\n')[0]);
+      const body: EndedEventBody = {
+        reason: t.reason,
+        ...(t.error ? { error: { code: t.error.code, id: t.error.id } } : {}),
+      };
+      this.sendEvent(new Event(ENDED_EVENT, body));
       this.sendEvent(new TerminatedEvent());
     });
   }
@@ -447,6 +492,19 @@ export class LuaDebugSession extends LoggingDebugSession {
       throw new SessionError('not-active', 'No Lua session: launch or attach first.');
     }
     return this.session;
+  }
+
+  /** Answers launch or attach: while it runs, a failure is reported by the response alone. */
+  private async respondToStart<R extends DebugProtocol.Response>(
+    response: R,
+    handler: () => Promise<void>,
+  ): Promise<void> {
+    this.failureInResponse = true;
+    try {
+      await this.respond(response, handler);
+    } finally {
+      this.failureInResponse = false;
+    }
   }
 
   /** Runs a request handler; a failure becomes an error response with the session error's id. */

@@ -122,6 +122,8 @@ describe('adapter attach errors', () => {
     try {
       await assert.rejects(t.start('attach', { connectionPort: port }), /already in use/);
       await t.ended();
+      // Shown once, by the failed attach response: not again as an important notification.
+      assert.equal(t.outputs.filter((o) => o.category === 'important').length, 0);
     } finally {
       await new Promise((resolve) => blocker.close(resolve));
     }

@@ -21,7 +21,12 @@ export type BreakpointMap = Record<string, DebugProtocol.SourceBreakpoint[]>;
 export interface StartOptions {
   breakpoints?: BreakpointMap;
   exceptionFilters?: string[];
+  /** Client capabilities sent with `initialize` besides the usual ones (e.g. progress). */
+  client?: Partial<DebugProtocol.InitializeRequestArguments>;
 }
+
+/** Events a test may look for after they came, in order. */
+const RECORDED_EVENTS = ['progressStart', 'progressEnd', 'luapandaEnded', 'exited'] as const;
 
 export interface AttachGameOptions extends StartOptions {
   /** Attach attributes besides `connectionPort` and `cwd` (the game's folder). */
@@ -35,6 +40,10 @@ export interface AttachGameOptions extends StartOptions {
 export class DapTest {
   readonly dc: DebugClient;
   output = '';
+  /** Every output event, with its category. */
+  readonly outputs: { category: string; text: string }[] = [];
+  /** The events of RECORDED_EVENTS, in order. */
+  readonly events: DebugProtocol.Event[] = [];
   pid: number | undefined;
   breakpointResponses: Record<string, DebugProtocol.Breakpoint[]> = {};
   private stopped = false;
@@ -53,7 +62,11 @@ export class DapTest {
     this.dc.defaultTimeout = TIMEOUT_MS;
     this.dc.on('output', (event: DebugProtocol.OutputEvent) => {
       this.output += event.body.output;
+      this.outputs.push({ category: event.body.category ?? 'console', text: event.body.output });
     });
+    for (const name of RECORDED_EVENTS) {
+      this.dc.on(name, (event: DebugProtocol.Event) => this.events.push(event));
+    }
     this.dc.on('stopped', (event: DebugProtocol.StoppedEvent) => {
       this.stops.push(event);
       this.stopWaiter?.();
@@ -92,12 +105,23 @@ export class DapTest {
       pathFormat: 'path',
       linesStartAt1: true,
       columnsStartAt1: true,
+      ...options.client,
     });
     const started =
       request === 'launch'
         ? this.dc.launchRequest(args as never)
         : this.dc.attachRequest(args as never);
     await Promise.all([configured, started]);
+  }
+
+  /** The recorded events named `name`, once at least one came (bounded). */
+  async eventsNamed(name: (typeof RECORDED_EVENTS)[number]): Promise<DebugProtocol.Event[]> {
+    const deadline = Date.now() + TIMEOUT_MS;
+    while (!this.events.some((e) => e.event === name)) {
+      if (Date.now() > deadline) throw new Error(`No ${name} event; output: ${this.output}`);
+      await this.dc.waitForEvent(name, TIMEOUT_MS).catch(() => undefined);
+    }
+    return this.events.filter((e) => e.event === name);
   }
 
   /**
@@ -115,7 +139,11 @@ export class DapTest {
     const attached = this.start(
       'attach',
       { connectionPort: port, cwd, ...options.attributes },
-      { breakpoints: options.breakpoints, exceptionFilters: options.exceptionFilters },
+      {
+        breakpoints: options.breakpoints,
+        exceptionFilters: options.exceptionFilters,
+        client: options.client,
+      },
     );
     await waiting;
     const game = spawnLua(lua, file, {
