@@ -22,6 +22,10 @@ export class DapRequestError extends Error {
   constructor(
     readonly command: string,
     message: string,
+    /** The adapter's error id (`body.error.id`), when it gave one. */
+    readonly errorId?: number,
+    /** No response came within the client's own timeout. */
+    readonly timedOut = false,
   ) {
     super(message);
   }
@@ -67,6 +71,8 @@ export class DapClient extends EventEmitter<DapClientEvents> {
           new DapRequestError(
             command,
             `The debug adapter did not answer '${command}' within ${timeoutMs} ms.`,
+            undefined,
+            true,
           ),
         );
       }, timeoutMs);
@@ -104,7 +110,8 @@ export class DapClient extends EventEmitter<DapClientEvents> {
     if (message.type === 'response') {
       const response = message as DebugProtocol.Response;
       const error = response.success ? undefined : describeFailure(response);
-      this.settle(response.request_seq, response.body, error);
+      const errorId = (response as DebugProtocol.ErrorResponse).body?.error?.id;
+      this.settle(response.request_seq, response.body, error, errorId);
     } else if (message.type === 'event') {
       this.emit('event', message as DebugProtocol.Event);
     } else if (message.type === 'request') {
@@ -121,12 +128,12 @@ export class DapClient extends EventEmitter<DapClientEvents> {
     }
   }
 
-  private settle(seq: number, body: unknown, error?: string): void {
+  private settle(seq: number, body: unknown, error?: string, errorId?: number): void {
     const entry = this.pending.get(seq);
     if (!entry) return;
     this.pending.delete(seq);
     clearTimeout(entry.timer);
-    if (error !== undefined) entry.reject(new DapRequestError(entry.command, error));
+    if (error !== undefined) entry.reject(new DapRequestError(entry.command, error, errorId));
     else entry.resolve(body);
   }
 }

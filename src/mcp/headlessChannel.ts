@@ -22,6 +22,9 @@ export interface HeadlessChannelOptions {
 
 class HeadlessSession implements DebugSessionPort {
   ended = false;
+  /** The launch/attach request is pending: an end now waits for its answer, which says why. */
+  starting = false;
+  terminatedWhileStarting = false;
   capabilities: DebugProtocol.Capabilities = {};
   constructor(
     readonly id: string,
@@ -79,6 +82,7 @@ export class HeadlessChannel extends ChannelEventSource implements DebugChannel 
         this.onAdapterEvent(session, event);
       });
     });
+    session.starting = true;
     try {
       session.capabilities =
         ((await client.request('initialize', {
@@ -91,6 +95,8 @@ export class HeadlessChannel extends ChannelEventSource implements DebugChannel 
           pathFormat: 'path',
           supportsVariableType: true,
           supportsVariablePaging: true,
+          // As VS Code does: the session then exists at once, and its waits show as progress.
+          supportsProgressReporting: true,
         } satisfies DebugProtocol.InitializeRequestArguments)) as
           DebugProtocol.Capabilities | undefined) ?? {};
       const command = resolved.request === 'attach' ? 'attach' : 'launch';
@@ -106,6 +112,9 @@ export class HeadlessChannel extends ChannelEventSource implements DebugChannel 
     } catch (error) {
       this.end(session);
       throw error;
+    } finally {
+      session.starting = false;
+      if (session.terminatedWhileStarting) this.end(session);
     }
   }
 
@@ -173,7 +182,10 @@ export class HeadlessChannel extends ChannelEventSource implements DebugChannel 
       this.breakpoints.onAdapterEvent(session.id, (event as DebugProtocol.BreakpointEvent).body);
     }
     this.emitter.emit('event', session, event);
-    if (event.event === 'terminated') this.end(session);
+    if (event.event !== 'terminated') return;
+    // A failed start ends the session before its error response comes: keep the client for it.
+    if (session.starting) session.terminatedWhileStarting = true;
+    else this.end(session);
   }
 
   private end(session: HeadlessSession): void {

@@ -6,6 +6,7 @@
  * (another request stopped the session, the server is shutting down) or cancelled by the client.
  */
 import type { DebugProtocol } from '@vscode/debugprotocol';
+import { ENDED_EVENT, endedEventBodySchema } from '../adapter/endedEvent';
 import { DebugChannel, DebugSessionPort, Disposable } from './channel';
 import { OutputLog } from './outputLog';
 
@@ -25,11 +26,24 @@ interface Tracked {
   /** Sequence number of the session's end, once it ended. */
   endedSeq?: number;
   exitCode?: number;
+  /** Why it ended, when the adapter said (our adapter's `luapandaEnded`). */
+  endReason?: string;
+  /** The catalogue code of the error that ended it, if one did. */
+  endError?: string;
+  /** Long operations the adapter reports (DAP progress), by progress id: what it is busy with. */
+  readonly progress: Map<string, string>;
+}
+
+export interface EndInfo {
+  readonly exitCode?: number;
+  readonly reason?: string;
+  /** Set when an error ended the session (its code), rather than the program's end or a stop. */
+  readonly error?: string;
 }
 
 export type WaitOutcome =
   | { readonly kind: 'stopped'; readonly stop: StopRecord }
-  | { readonly kind: 'ended'; readonly exitCode?: number }
+  | ({ readonly kind: 'ended' } & EndInfo)
   | { readonly kind: 'timeout' }
   | { readonly kind: 'interrupted'; readonly reason: string }
   | { readonly kind: 'cancelled' };
@@ -83,6 +97,12 @@ export class SessionMonitor implements Disposable {
       return this.tracked.get(this.lastSessionId)?.state ?? 'Terminated';
     }
     return 'Idle';
+  }
+
+  /** What the session's adapter reports it is busy with (an attach wait, …), if anything. */
+  busyWith(sessionId: string): string | undefined {
+    const progress = this.tracked.get(sessionId)?.progress;
+    return progress && progress.size > 0 ? [...progress.values()].join('; ') : undefined;
   }
 
   lastStop(sessionId: string): StopRecord | undefined {
@@ -170,7 +190,12 @@ export class SessionMonitor implements Disposable {
       return { kind: 'stopped', stop: tracked.lastStop };
     }
     if (tracked.endedSeq !== undefined && tracked.endedSeq > afterSeq) {
-      return { kind: 'ended', exitCode: tracked.exitCode };
+      return {
+        kind: 'ended',
+        exitCode: tracked.exitCode,
+        reason: tracked.endReason,
+        error: tracked.endError,
+      };
     }
     return undefined;
   }
@@ -178,7 +203,7 @@ export class SessionMonitor implements Disposable {
   private onStarted(session: DebugSessionPort): void {
     if (this.tracked.has(session.id)) return;
     this.seq++;
-    this.tracked.set(session.id, { session, state: 'Running' });
+    this.tracked.set(session.id, { session, state: 'Running', progress: new Map() });
     this.lastSessionId = session.id;
   }
 
@@ -199,6 +224,25 @@ export class SessionMonitor implements Disposable {
         return;
       case 'exited':
         if (tracked) tracked.exitCode = (event as DebugProtocol.ExitedEvent).body.exitCode;
+        return;
+      case ENDED_EVENT: {
+        const parsed = endedEventBodySchema.safeParse(event.body);
+        if (tracked && parsed.success) {
+          tracked.endReason = parsed.data.reason;
+          tracked.endError = parsed.data.error?.code;
+        }
+        return;
+      }
+      case 'progressStart': {
+        const body = (event as DebugProtocol.ProgressStartEvent).body;
+        tracked?.progress.set(
+          body.progressId,
+          [body.title, body.message].filter(Boolean).join(': '),
+        );
+        return;
+      }
+      case 'progressEnd':
+        tracked?.progress.delete((event as DebugProtocol.ProgressEndEvent).body.progressId);
         return;
       case 'terminated':
         this.markEnded(session.id);
@@ -222,6 +266,7 @@ export class SessionMonitor implements Disposable {
     const tracked = this.tracked.get(sessionId);
     if (!tracked || tracked.endedSeq !== undefined) return;
     tracked.state = 'Terminated';
+    tracked.progress.clear();
     tracked.endedSeq = this.seq;
     this.wake(sessionId);
   }

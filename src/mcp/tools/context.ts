@@ -8,6 +8,7 @@ import { DebugChannel, DebugSessionPort } from '../channel';
 import { ToolResult, error } from '../results';
 import { SessionMonitor, WaitOutcome } from '../sessionMonitor';
 import { buildStopEventData } from '../stopEventData';
+import { Deadline, WaitEnded, waitEndedResult } from './deadline';
 
 export interface ToolSettings {
   /** Default wait of the asynchronous tools, in seconds. */
@@ -132,66 +133,102 @@ export function timeoutMs(context: ToolContext, timeoutSeconds: number | undefin
   return Math.round((timeoutSeconds ?? context.settings.defaultTimeoutSeconds) * 1000);
 }
 
-/** Waits for the next stop or end of `session` after `mark`, and describes the outcome. */
+/** The agent's deadline for one asynchronous call. */
+export function deadlineFor(
+  context: ToolContext,
+  timeoutSeconds: number | undefined,
+  extras: CallExtras,
+): Deadline {
+  return new Deadline(timeoutMs(context, timeoutSeconds), extras.signal);
+}
+
+/**
+ * Waits (until the deadline) for the next stop or end of `session` after `mark`, and describes
+ * the outcome. `unanswered` names a command the debugger did not confirm, for the message.
+ */
 export async function awaitStop(
   context: ToolContext,
   session: DebugSessionPort,
   mark: number,
-  waitMs: number,
+  deadline: Deadline,
   extras: CallExtras,
   waitingFor: string,
+  unanswered?: string,
 ): Promise<ToolResult> {
   extras.progress(waitingFor);
   const heartbeat = setInterval(() => extras.progress(waitingFor), 5_000);
   let outcome: WaitOutcome;
   try {
     outcome = await context.monitor.waitForStopOrEnd(session.id, mark, {
-      timeoutMs: waitMs,
+      timeoutMs: deadline.remainingMs(),
       signal: extras.signal,
     });
   } finally {
     clearInterval(heartbeat);
   }
-  return describeOutcome(context, session, outcome, waitMs);
+  if (outcome.kind === 'timeout') return timeoutResult(context, session, deadline, unanswered);
+  return describeOutcome(context, session, outcome, deadline);
+}
+
+/** `timeout`: nothing came in time; says what the debugger is still busy with, if it said. */
+function timeoutResult(
+  context: ToolContext,
+  session: DebugSessionPort,
+  deadline: Deadline,
+  unanswered: string | undefined,
+): ToolResult {
+  const busy = context.monitor.busyWith(session.id);
+  const what = busy
+    ? `The debugger is still busy: ${busy}`
+    : unanswered
+      ? `The debugger did not confirm ${unanswered} (the Lua side did not answer it); the program may be busy in native code, or hung.`
+      : 'The program is still running.';
+  return {
+    status: 'timeout',
+    message:
+      `No stop within ${deadline.seconds} s (timeout_seconds). ${what} Call continue_debugging ` +
+      'again to keep waiting, pause_debugging to stop it now, or get_debug_state to check.',
+  };
 }
 
 export async function describeOutcome(
   context: ToolContext,
   session: DebugSessionPort,
-  outcome: WaitOutcome,
-  waitMs: number,
+  outcome: Exclude<WaitOutcome, { kind: 'timeout' }>,
+  deadline: Deadline,
 ): Promise<ToolResult> {
   switch (outcome.kind) {
     case 'stopped':
       try {
         return {
           status: 'stopped',
-          stop_event_data: await buildStopEventData(
-            session,
-            outcome.stop,
-            context.channel.breakpoints,
+          stop_event_data: await deadline.within(
+            buildStopEventData(session, outcome.stop, context.channel.breakpoints),
+            'the requests that read the state of the stop (the program did stop)',
           ),
         };
       } catch (e) {
+        if (e instanceof WaitEnded) return waitEndedResult(e, deadline);
         return error(
           `The program stopped, but its state could not be read: ${(e as Error).message}`,
         );
       }
-    case 'ended':
+    case 'ended': {
+      const how = outcome.reason
+        ? `: ${outcome.reason.trim()}`
+        : outcome.exitCode !== undefined
+          ? ` (exit code ${outcome.exitCode}).`
+          : '.';
+      if (outcome.error !== undefined) {
+        return error(`The debug session "${session.name}" ended${how}`);
+      }
       return {
         status: 'completed',
         message:
-          `The debug session "${session.name}" ended` +
-          (outcome.exitCode !== undefined ? ` (exit code ${outcome.exitCode}).` : '.') +
+          `The debug session "${session.name}" ended${how}` +
           ' Call get_output to see what the program printed.',
       };
-    case 'timeout':
-      return {
-        status: 'timeout',
-        message:
-          `No stop within ${Math.round(waitMs / 1000)} s; the program is still running. ` +
-          'Call continue_debugging again to keep waiting, pause_debugging to stop it now, or get_debug_state to check.',
-      };
+    }
     case 'interrupted':
       return {
         status: 'interrupted',

@@ -14,13 +14,14 @@ import {
   CallExtras,
   ToolContext,
   awaitStop,
+  deadlineFor,
   defineTool,
   describeOutcome,
   findSession,
   findStoppedSession,
   messageOf,
-  timeoutMs,
 } from './context';
+import { Deadline, WaitEnded, isRequestTimeout, waitEndedResult } from './deadline';
 
 const asyncOutput = { ...baseOutputShape, stop_event_data: stopEventDataSchema.optional() };
 const timeoutArg = z
@@ -68,8 +69,7 @@ export const startDebugging = defineTool({
       const names = configurations.map((c) => `"${c.name}"`).join(', ') || 'none';
       return error(`No configuration named "${args.configuration_name}". Available: ${names}.`);
     }
-    const waitMs = timeoutMs(context, args.timeout_seconds);
-    const deadline = Date.now() + waitMs;
+    const deadline = deadlineFor(context, args.timeout_seconds, extras);
     const mark = context.monitor.mark();
     const starting = context.monitor.beginStarting();
     const waitingFor =
@@ -79,14 +79,12 @@ export const startDebugging = defineTool({
     extras.progress(waitingFor);
     let session: DebugSessionPort;
     try {
-      const started = await raceStart(
+      session = await deadline.within(
         context.channel.startDebugging(config, { noDebug: args.no_debug === true }),
-        waitMs,
-        extras,
+        'the start',
       );
-      if ('result' in started) return started.result;
-      session = started.session;
     } catch (e) {
+      if (e instanceof WaitEnded) return startNotFinished(e, deadline, config.name);
       return error(`Could not start "${config.name}": ${messageOf(e)}`);
     } finally {
       starting.dispose();
@@ -95,7 +93,7 @@ export const startDebugging = defineTool({
       context,
       session,
       mark,
-      Math.max(0, deadline - Date.now()),
+      deadline,
       extras,
       args.no_debug
         ? 'running without debugging until the program ends…'
@@ -105,36 +103,17 @@ export const startDebugging = defineTool({
   },
 });
 
-async function raceStart(
-  start: Promise<DebugSessionPort>,
-  waitMs: number,
-  extras: CallExtras,
-): Promise<{ session: DebugSessionPort } | { result: ToolResult }> {
-  let timer: NodeJS.Timeout | undefined;
-  let onAbort: (() => void) | undefined;
-  const other = new Promise<{ result: ToolResult }>((resolve) => {
-    timer = setTimeout(
-      () =>
-        resolve({
-          result: {
-            status: 'timeout',
-            message:
-              `The debugger did not start within ${Math.round(waitMs / 1000)} s. An attach configuration waits for ` +
-              'the game to call require("LuaPanda").start(host, port); start the game, then call get_debug_state.',
-          },
-        }),
-      waitMs,
-    );
-    onAbort = () =>
-      resolve({ result: { status: 'interrupted', message: 'The request was cancelled.' } });
-    extras.signal.addEventListener('abort', onAbort);
-  });
-  try {
-    return await Promise.race([start.then((session) => ({ session })), other]);
-  } finally {
-    clearTimeout(timer);
-    if (onAbort) extras.signal.removeEventListener('abort', onAbort);
-  }
+/** The start itself did not finish within the agent's deadline (or was cancelled). */
+function startNotFinished(ended: WaitEnded, deadline: Deadline, name: string): ToolResult {
+  if (ended.kind === 'cancelled') return waitEndedResult(ended, deadline);
+  return {
+    status: 'timeout',
+    message:
+      `The debugger did not finish starting "${name}" within ${deadline.seconds} s ` +
+      '(timeout_seconds): the Lua side has not answered yet (it may be busy in native code, or ' +
+      'hung), or an attach configuration still waits for the game — start the game. The start ' +
+      'goes on: call get_debug_state to check, or stop_debugging.',
+  };
 }
 
 /** Checks the thread id against the session's threads, with a message listing the real ones. */
@@ -161,23 +140,46 @@ async function resume(
   const found = findStoppedSession(context, sessionId);
   if ('failure' in found) return found.failure;
   const { session } = found;
+  const deadline = deadlineFor(context, timeoutSeconds, extras);
   try {
-    const badThread = await checkThread(session, threadId);
+    const badThread = await deadline.within(checkThread(session, threadId), "'threads'");
     if (badThread) return badThread;
     const mark = context.monitor.mark();
-    await session.customRequest(command, { threadId });
-    context.monitor.markRunning(session.id, mark);
+    const unanswered = await sendCommand(session, command, { threadId }, deadline);
+    if (!unanswered) context.monitor.markRunning(session.id, mark);
     const what = command === 'continue' ? 'the next stop or the end' : 'the step to finish';
     return await awaitStop(
       context,
       session,
       mark,
-      timeoutMs(context, timeoutSeconds),
+      deadline,
       extras,
       `waiting for ${what}…`,
+      unanswered,
     );
   } catch (e) {
+    if (e instanceof WaitEnded) return waitEndedResult(e, deadline);
     return error(messageOf(e));
+  }
+}
+
+/**
+ * Sends a command that sets the program going, within the deadline. When the debugger gives up
+ * on the Lua side's answer before the deadline, the command may still take effect (a stop may
+ * still come): resolves with its name for the message, and the wait goes on.
+ */
+async function sendCommand(
+  session: DebugSessionPort,
+  command: string,
+  args: object,
+  deadline: Deadline,
+): Promise<string | undefined> {
+  try {
+    await deadline.within(session.customRequest(command, args), `'${command}'`);
+    return undefined;
+  } catch (e) {
+    if (isRequestTimeout(e)) return `'${command}'`;
+    throw e;
   }
 }
 
@@ -240,28 +242,40 @@ export const pauseDebugging = defineTool({
     const found = findSession(context, args.session_id);
     if ('failure' in found) return found.failure;
     const { session } = found;
+    const deadline = deadlineFor(context, args.timeout_seconds, extras);
     const current = context.monitor.lastStop(session.id);
     if (current) {
-      const result = await describeOutcome(context, session, { kind: 'stopped', stop: current }, 0);
+      const result = await describeOutcome(
+        context,
+        session,
+        { kind: 'stopped', stop: current },
+        deadline,
+      );
       return { ...result, message: 'The program was already paused.' };
     }
     try {
       const threadId =
         args.thread_id ??
-        ((await session.customRequest('threads')) as DebugProtocol.ThreadsResponse['body'])
-          .threads[0]?.id ??
+        (
+          (await deadline.within(
+            session.customRequest('threads'),
+            "'threads'",
+          )) as DebugProtocol.ThreadsResponse['body']
+        ).threads[0]?.id ??
         1;
       const mark = context.monitor.mark();
-      await session.customRequest('pause', { threadId });
+      const unanswered = await sendCommand(session, 'pause', { threadId }, deadline);
       return await awaitStop(
         context,
         session,
         mark,
-        timeoutMs(context, args.timeout_seconds),
+        deadline,
         extras,
         'waiting for the program to pause…',
+        unanswered,
       );
     } catch (e) {
+      if (e instanceof WaitEnded) return waitEndedResult(e, deadline);
       return error(messageOf(e));
     }
   },

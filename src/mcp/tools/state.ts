@@ -9,7 +9,8 @@ export const getDebugState = defineTool({
   title: 'Get the debug state',
   description:
     'Where things stand: state (Idle, Starting, Running, Stopped, Terminating, Terminated), the active session ' +
-    '(id, name, type), every live session, and the latest stop_event_data when paused. Call it after a ' +
+    '(id, name, type), every live session (busy_with: what its debugger is waiting for, e.g. the game to ' +
+    'connect), and the latest stop_event_data when paused. Call it after a ' +
     '"timeout" or "interrupted" result, or when the human may have acted in the debug UI.',
   inputSchema: {},
   outputSchema: {
@@ -22,7 +23,15 @@ export const getDebugState = defineTool({
       .nullable()
       .optional(),
     sessions: z
-      .array(z.object({ id: z.string(), name: z.string(), type: z.string(), state: z.string() }))
+      .array(
+        z.object({
+          id: z.string(),
+          name: z.string(),
+          type: z.string(),
+          state: z.string(),
+          busy_with: z.string().optional(),
+        }),
+      )
       .optional(),
     stop_event_data: stopEventDataSchema.optional(),
   },
@@ -33,9 +42,16 @@ export const getDebugState = defineTool({
       status: 'success',
       state: context.monitor.state(active?.id),
       active_session: active ? { id: active.id, name: active.name, type: active.type } : null,
-      sessions: context.channel
-        .sessions()
-        .map((s) => ({ id: s.id, name: s.name, type: s.type, state: context.monitor.state(s.id) })),
+      sessions: context.channel.sessions().map((s) => {
+        const busy = context.monitor.busyWith(s.id);
+        return {
+          id: s.id,
+          name: s.name,
+          type: s.type,
+          state: context.monitor.state(s.id),
+          ...(busy ? { busy_with: busy } : {}),
+        };
+      }),
     };
     const stop = active ? context.monitor.lastStop(active.id) : undefined;
     if (active && stop) {
