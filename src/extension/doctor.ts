@@ -3,13 +3,13 @@
  * server stands — checked on this machine and written as a Markdown report with what to do.
  * `gatherFacts` looks (VS Code, sockets, the interpreter); `renderReport` only writes.
  */
-import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as net from 'node:net';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { LaunchConfiguration } from '../mcp/channel';
 import { readLaunchConfigurations } from '../mcp/launchConfig';
+import { InterpreterFact, checkInterpreters } from './doctorInterpreters';
 
 export interface PortFact {
   readonly config: string;
@@ -34,7 +34,7 @@ export interface DoctorFacts {
   readonly luaConfigs: readonly LaunchConfiguration[];
   readonly ports: readonly PortFact[];
   readonly runtimeInWorkspace: readonly string[];
-  readonly interpreters: readonly { name: string; ok: boolean; detail: string }[];
+  readonly interpreters: readonly InterpreterFact[];
   readonly breakpoints: readonly BreakpointFact[];
   readonly liveLuaSessions: number;
   readonly mcp: string;
@@ -56,6 +56,8 @@ export function probeLocalPort(port: number): Promise<PortFact['local']> {
 
 export async function gatherFacts(input: {
   workspace?: string;
+  /** The bundled runtime's folder, for the launch configurations without `runtimePath`. */
+  runtimeDir: string;
   breakpoints: readonly BreakpointFact[];
   liveLuaSessions: number;
   mcp: string;
@@ -83,16 +85,7 @@ export async function gatherFacts(input: {
       local: asClient ? 'free' : await probeLocalPort(port),
     });
   }
-  const interpreters = ['lua5.4', 'lua5.1', 'luajit', 'lua'].map((name) => {
-    const probe = spawnSync(name, ['-e', 'require("socket") print(_VERSION)'], {
-      encoding: 'utf8',
-      timeout: 3000,
-    });
-    if (probe.error) return { name, ok: false, detail: 'not found' };
-    return probe.status === 0
-      ? { name, ok: true, detail: `${probe.stdout.trim()} with luasocket` }
-      : { name, ok: false, detail: 'found, but require("socket") fails: install luasocket' };
-  });
+  const interpreters = await checkInterpreters(luaConfigs, input.workspace, input.runtimeDir);
   return {
     workspace: input.workspace,
     launchError,
@@ -160,8 +153,9 @@ export function renderReport(facts: DoctorFacts): string {
       );
     } else if (port.local === 'free') {
       out.push(
-        `- "${port.config}": nothing listens on port ${port.port} now. Start this configuration first (F5): VS Code then waits for the game, ` +
-          `which calls \`require("LuaPanda").start("127.0.0.1", ${port.port})\`.`,
+        `- "${port.config}": nothing listens on port ${port.port} now. Start this configuration first (F5): VS Code then waits for the game ` +
+          `on every interface, for "connectionTimeout" seconds (default 30), until it calls \`require("LuaPanda").start("127.0.0.1", ${port.port})\`. ` +
+          'A game started first is fine too: it tries again about once a second.',
       );
     } else {
       out.push(`- "${port.config}": port ${port.port} cannot be checked (permissions?).`);
@@ -177,7 +171,13 @@ export function renderReport(facts: DoctorFacts): string {
       ? `- LuaPanda.lua found in the workspace: ${facts.runtimeInWorkspace.join(', ')}. The game must \`require\` it before \`start\`.`
       : '- No LuaPanda.lua in the workspace: run "LuaPanda: Copy LuaPanda.lua into the Workspace" and require it from the game.',
   );
-  out.push('', '### Interpreters (for "launch" configurations)', '');
+  out.push(
+    '',
+    '### Interpreters (for "launch" configurations)',
+    '',
+    'Each launch configuration, and the usual interpreter names, checked as a launch checks them: the interpreter must load luasocket and the runtime.',
+    '',
+  );
   for (const lua of facts.interpreters)
     out.push(`- ${lua.ok ? '✓' : '✗'} ${lua.name}: ${lua.detail}`);
 

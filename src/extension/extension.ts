@@ -263,6 +263,7 @@ export function activate(context: vscode.ExtensionContext): ExtensionApi {
       }));
     const facts = await gatherFacts({
       workspace: folder,
+      runtimeDir: context.asAbsolutePath(path.join('dist', 'lua')),
       breakpoints,
       liveLuaSessions: channel.sessions().filter((s) => s.type === 'luapanda').length,
       mcp: describeState(manager.state),

@@ -5,6 +5,10 @@ import * as net from 'node:net';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { DoctorFacts, gatherFacts, probeLocalPort, renderReport } from '../../src/extension/doctor';
+import { luaInterpreters } from '../harness/interpreters';
+import { REPO_ROOT } from '../harness/luaProcess';
+
+const RUNTIME_DIR = path.join(REPO_ROOT, 'dist', 'lua');
 
 const base: DoctorFacts = {
   workspace: '/games/rpg',
@@ -44,6 +48,7 @@ describe('extension: doctor', () => {
       );
       const facts = await gatherFacts({
         workspace: folder,
+        runtimeDir: RUNTIME_DIR,
         breakpoints: [],
         liveLuaSessions: 0,
         mcp: '',
@@ -54,6 +59,60 @@ describe('extension: doctor', () => {
       );
       assert.equal(facts.ports[0].port, 8899);
       assert.deepEqual(facts.runtimeInWorkspace, [path.join('scripts', 'LuaPanda.lua')]);
+    } finally {
+      fs.rmSync(folder, { recursive: true, force: true });
+    }
+  });
+
+  it('checks each launch configuration as its launch would: luasocket, with its own env', async () => {
+    const lua = luaInterpreters()[0];
+    const folder = fs.mkdtempSync(path.join(os.tmpdir(), 'luapanda-doctor-'));
+    try {
+      fs.mkdirSync(path.join(folder, '.vscode'));
+      const hidden = path.join(folder, 'empty', '?.so');
+      const env = {
+        LUA_CPATH: hidden,
+        LUA_CPATH_5_2: hidden,
+        LUA_CPATH_5_3: hidden,
+        LUA_CPATH_5_4: hidden,
+      };
+      const launch = (name: string, extra: object) => ({
+        type: 'luapanda',
+        request: 'launch',
+        name,
+        program: '${workspaceFolder}/main.lua',
+        luaPath: lua.command,
+        ...extra,
+      });
+      fs.writeFileSync(
+        path.join(folder, '.vscode', 'launch.json'),
+        JSON.stringify({
+          configurations: [
+            launch('works', {}),
+            launch('no socket', { env }),
+            launch('no lua', { luaPath: 'no-such-lua-5.9' }),
+          ],
+        }),
+      );
+      const facts = await gatherFacts({
+        workspace: folder,
+        runtimeDir: RUNTIME_DIR,
+        breakpoints: [],
+        liveLuaSessions: 0,
+        mcp: '',
+      });
+      const byName = (prefix: string) => facts.interpreters.find((i) => i.name.startsWith(prefix));
+      assert.equal(byName('"works"')?.ok, true, JSON.stringify(facts.interpreters));
+      assert.match(byName('"works"')?.detail ?? '', /with luasocket and the runtime/);
+      assert.equal(byName('"no socket"')?.ok, false);
+      assert.match(byName('"no socket"')?.detail ?? '', /cannot load luasocket.*Fix:/);
+      assert.doesNotMatch(byName('"no socket"')?.detail ?? '', /no file '/);
+      assert.deepEqual(byName('"no lua"'), {
+        name: '"no lua" (no-such-lua-5.9)',
+        ok: false,
+        detail: 'not found',
+      });
+      assert.match(renderReport(facts), /✗ "no socket" \(/);
     } finally {
       fs.rmSync(folder, { recursive: true, force: true });
     }
