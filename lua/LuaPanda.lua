@@ -34,20 +34,20 @@ local function registerOwn(t)
   end
 end
 for _, m in ipairs({ compat, json, paths, breakpoints, hook, stack, variables, eval, safe, transport,
-  session, coroutines, exceptions, native }) do registerOwn(m) end
+  session, coroutines, exceptions, native, require("luapanda.wakeup"), require("luapanda.patches"),
+  require("luapanda.hosthandler"), require("luapanda.quietload"), require("luapanda.argerrors") }) do
+  registerOwn(m)
+end
 breakpoints.addOwnSource(debug.getinfo(1, "S").source)
 
-coroutines.install(session)
-
-local gcDisarm = nil
-local function armHeartbeat()
-  if gcDisarm then return end
-  gcDisarm = compat.onEveryGcCycle(function()
-    if hook.isInside() then return end
-    hook.setInside(true)
-    pcall(session.onPoll)
-    hook.setInside(false)
-  end)
+--- One line on stderr when the debugger cannot work at all (it then changes nothing).
+local function cannotDebug(why)
+  local err = io.stderr
+  if err then
+    pcall(err.write, err, "LuaPanda: the debugger is off: cannot load a socket library (" .. tostring(why)
+      .. "). Install luasocket for this Lua (Debian/Ubuntu: apt-get install lua-socket), add it to"
+      .. " package.cpath (LUA_CPATH), or set LuaPanda.customGetSocketInstance.\n")
+  end
 end
 
 local function begin(mode, host, port)
@@ -55,30 +55,31 @@ local function begin(mode, host, port)
     session.log("LuaPanda: already connected; start() ignored", 2)
     return false
   end
-  exceptions.install(session)
-  armHeartbeat()
   native.load(session.settings)
-  local ok, connected = pcall(session.connect, mode, host, port)
+  local ok, connected, why = pcall(session.connect, mode, host, port)
+  if ok and connected == nil then
+    cannotDebug(why)
+    return false
+  end
   return ok and connected or false
 end
 
---- Connects to the IDE (default 127.0.0.1:8818). Without an IDE the program runs on at full speed
---- and the runtime retries about once a second, from the garbage collector's heartbeat.
+--- Connects to the IDE (default 127.0.0.1:8818). Without an IDE the program runs as if the
+--- debugger were not there; an IDE that starts listening later is reached within about a
+--- second (at the next garbage-collection cycle, or at the next LuaPanda.tick()).
 function M.start(host, port)
   return begin("client", host or "127.0.0.1", tonumber(port) or 8818)
 end
 
 --- Listens for the IDE (default 0.0.0.0:8818), waiting up to listeningTimeoutSec for it.
 function M.startServer(host, port)
-  host, port = host or "0.0.0.0", tonumber(port) or 8818
-  if session.link then return false end
-  exceptions.install(session)
-  armHeartbeat()
-  native.load(session.settings)
-  -- Waits up to listeningTimeoutSec for the IDE, as upstream does; later attempts do not block.
-  local okConnect = pcall(session.connect, "server", host, port)
-  return okConnect and session.link ~= nil
+  return begin("server", host or "0.0.0.0", tonumber(port) or 8818)
 end
+
+--- For game loops: call once per frame. While no IDE is attached it costs a clock comparison
+--- and reaches an IDE that started listening within attachInterval; while attached without a
+--- hook that polls (pollInstructions = 0, no native accelerator) it reads the IDE's commands.
+function M.tick() session.tick() end
 
 --- Hard breakpoint: stops at the next line of the calling code. Returns true, or nil when no IDE.
 function M.BP()
@@ -104,7 +105,7 @@ function M.testBreakpoint()
   local cfg = paths.config()
   local lines = { "Breakpoint test for the chunk " .. (frame and "you are stopped in" or "that called testBreakpoint()") }
   if not paths.isFileSource(source) then
-    lines[#lines + 1] = "source: " .. source:sub(1, 80)
+    lines[#lines + 1] = "source: " .. string.sub(source, 1, 80)
     lines[#lines + 1] = "This chunk was loaded from a string, not a file: breakpoints never apply to it."
     return table.concat(lines, "\n")
   end
@@ -158,7 +159,7 @@ function M.getInfo()
   local lines = { M.getBaseInfo() }
   local state = hook.state()
   lines[#lines + 1] = "hook: enabled=" .. tostring(state.enabled) .. " breakpointsActive=" .. tostring(state.bpMode)
-    .. " slow=" .. tostring(state.slow) .. " jitForcedOff=" .. tostring(compat.jitIsForcedOff())
+    .. " slow=" .. tostring(state.slow) .. " inside=" .. tostring(hook.isInside()) .. " jitForcedOff=" .. tostring(compat.jitIsForcedOff())
   lines[#lines + 1] = native.describe()
   lines[#lines + 1] = "breakpoints: " .. breakpoints.count()
   for _, l in ipairs(breakpoints.describe()) do lines[#lines + 1] = "  " .. l end
@@ -172,12 +173,14 @@ end
 
 function M.doctor()
   local lines = { M.getBaseInfo() }
-  local core = transport.socketCore()
-  lines[#lines + 1] = core and "socket: luasocket found" or "socket: NOT found (install luasocket or set LuaPanda.customGetSocketInstance)"
+  local usable, why = transport.available(session.settings.customGetSocketInstance)
+  lines[#lines + 1] = usable and "socket: found" or ("socket: NOT found (" .. tostring(why)
+    .. "; install luasocket or set LuaPanda.customGetSocketInstance)")
   lines[#lines + 1] = compat.canCompile and "load/loadstring: available (watch and conditions work)" or "load/loadstring: missing"
   lines[#lines + 1] = exceptions.hasHostHandler()
-    and "uncaught errors: every one stops, runtime errors included (the interpreter's message handler is wrapped)"
-    or "uncaught errors: error() and assert() stop; runtime errors only under LuaPanda.runFile (no interpreter message handler found below the main chunk)"
+    and "uncaught errors: every one stops, runtime errors included (the interpreter's message handler is taken over)"
+    or ("uncaught errors: stop only under LuaPanda.runFile and when they end a coroutine ("
+      .. tostring(exceptions.hostHandlerProblem()) .. ")")
   lines[#lines + 1] = "upstream C hook library (libpdebug): not used"
   lines[#lines + 1] = native.describe()
   local info = debug.getinfo(1, "S")

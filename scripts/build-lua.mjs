@@ -62,6 +62,24 @@ parts.push(
   '-- Drop this one file into your game and call require("LuaPanda").start("127.0.0.1", 8818).',
 );
 parts.push('-- Generated file: edit the modules under lua/ and rebuild instead of editing this.');
+// The standard library as it is when the runtime loads, captured in locals every module sees:
+// the runtime never reads a global at run time, so a program that replaces `pairs`, removes
+// `string.sub`, or guards `_G` with a strict metatable cannot change what the runtime does (nor
+// see it call its replacements). Library tables are copied for the same reason.
+parts.push('local _G = _G');
+parts.push(
+  'local assert, collectgarbage, error, getmetatable, ipairs, load, loadfile, next, pairs, pcall, print, rawequal, rawget, rawset, require, select, setmetatable, tonumber, tostring, type, xpcall, _VERSION =',
+);
+parts.push(
+  '  assert, collectgarbage, error, getmetatable, ipairs, load, loadfile, next, pairs, pcall, print, rawequal, rawget, rawset, require, select, setmetatable, tonumber, tostring, type, xpcall, _VERSION',
+);
+parts.push('local rawlen, package = rawget(_G, "rawlen"), package');
+parts.push(
+  'local function __lp_copy(t) local c = {} if type(t) == "table" then for k, v in next, t do c[k] = v end end return c end',
+);
+parts.push(
+  'local string, table, math, os, io, debug, coroutine = __lp_copy(string), __lp_copy(table), __lp_copy(math), __lp_copy(os), __lp_copy(io), __lp_copy(debug), __lp_copy(coroutine)',
+);
 parts.push('local __lp_loaders, __lp_loaded, __lp_global_require = {}, {}, require');
 parts.push('local function __lp_require(name)');
 parts.push('  local cached = __lp_loaded[name]');

@@ -47,11 +47,11 @@ end
 
 --- Parses a hit condition: "> N", ">= N", "== N", "< N", "<= N", "% N" or a bare "N" (>= N).
 local function parseHitCondition(text)
-  local s = tostring(text):gsub("^%s+", ""):gsub("%s+$", "")
+  local s = string.gsub(string.gsub(tostring(text), "^%s+", ""), "%s+$", "")
   if s == "" then return nil end
-  local op, n = s:match("^([<>=%%]=?)%s*(%d+)$")
+  local op, n = string.match(s, "^([<>=%%]=?)%s*(%d+)$")
   if not op then
-    n = s:match("^(%d+)$")
+    n = string.match(s, "^(%d+)$")
     op = n and ">="
   end
   if op == "=" then op = "==" end
@@ -78,16 +78,16 @@ end
 local function parseTemplate(message)
   local parts, i, n, literal = {}, 1, #message, {}
   while i <= n do
-    local c = message:sub(i, i)
-    if c == "{" and message:sub(i + 1, i + 1) == "{" then
+    local c = string.sub(message, i, i)
+    if c == "{" and string.sub(message, i + 1, i + 1) == "{" then
       literal[#literal + 1] = "{" i = i + 2
-    elseif c == "}" and message:sub(i + 1, i + 1) == "}" then
+    elseif c == "}" and string.sub(message, i + 1, i + 1) == "}" then
       literal[#literal + 1] = "}" i = i + 2
     elseif c == "{" then
-      local close = message:find("}", i + 1, true)
+      local close = string.find(message, "}", i + 1, true)
       if not close then return nil, "unclosed '{' in log message" end
       if #literal > 0 then parts[#parts + 1] = table.concat(literal) literal = {} end
-      local expr = message:sub(i + 1, close - 1)
+      local expr = string.sub(message, i + 1, close - 1)
       local fn, err = compat.compile("return " .. expr, "=(log)", {})
       if not fn then return nil, "log message expression {" .. expr .. "}: " .. tostring(err) end
       parts[#parts + 1] = { expr = expr }
@@ -127,11 +127,11 @@ function M.setFile(path, bks)
       local bp = { line = line, kind = tonumber(spec.type) or 2, hits = 0, path = full }
       local err
       local condition = spec.condition
-      if type(condition) == "string" and condition:find("%S") and bp.kind ~= 1 then
+      if type(condition) == "string" and string.find(condition, "%S") and bp.kind ~= 1 then
         local ok, cerr = compileCheck(condition, "condition")
         if ok then bp.condition = condition else err = cerr end
       end
-      if not err and spec.hitCondition ~= nil and tostring(spec.hitCondition):find("%S") then
+      if not err and spec.hitCondition ~= nil and string.find(tostring(spec.hitCondition), "%S") then
         local hc, herr = parseHitCondition(spec.hitCondition)
         if hc then bp.hitCondition = hc else err = herr end
       end
@@ -165,8 +165,8 @@ end
 local function commonTail(a, b)
   local sa, sb = {}, {}
   -- A leading ".." names a folder we cannot know; it is left out of the comparison.
-  for seg in a:gmatch("[^/]+") do if seg ~= ".." then sa[#sa + 1] = seg end end
-  for seg in b:gmatch("[^/]+") do if seg ~= ".." then sb[#sb + 1] = seg end end
+  for seg in string.gmatch(a, "[^/]+") do if seg ~= ".." then sa[#sa + 1] = seg end end
+  for seg in string.gmatch(b, "[^/]+") do if seg ~= ".." then sb[#sb + 1] = seg end end
   local n = 0
   while n < #sa and n < #sb and sa[#sa - n] == sb[#sb - n] do n = n + 1 end
   return n, math.min(#sa, #sb)

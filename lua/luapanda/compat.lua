@@ -14,6 +14,10 @@ M.pack = table.pack or function(...) return { n = select("#", ...), ... } end
 -- Character class for bytes that need escaping in JSON strings ("\0" is not allowed in 5.1 patterns).
 M.escapePattern = M.is51 and '[%z\1-\31"\\|\127]' or '[\0-\31"\\|\127]'
 
+--- The library tables the program sees (the runtime's own code uses private copies, see
+--- scripts/build-lua.mjs): what patches.lua changes while an IDE is attached.
+M.libs = { coroutine = rawget(_G, "coroutine"), debug = rawget(_G, "debug"), jit = M.jit }
+
 local rawLoadstring = rawget(_G, "loadstring")
 local setfenv = rawget(_G, "setfenv")
 

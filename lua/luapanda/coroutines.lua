@@ -1,11 +1,13 @@
--- coroutines.lua: wrappers around coroutine.create/resume/wrap, installed when the runtime loads.
+-- coroutines.lua: wrappers around coroutine.create/resume/wrap, installed while an IDE is attached.
 -- They give every coroutine the debug hook of the current state (PUC Lua hooks are per thread),
 -- remember who resumed whom (the resumer chain of stack frames), hand an unfinished step over to
 -- the resumer when the stepping coroutine yields or ends, and make coroutine.wrap bodies
--- debuggable. Coroutines created before the runtime loaded are adopted on their next resume.
+-- debuggable. Coroutines created before the IDE attached are adopted on their next resume.
 local compat = require("luapanda.compat")
 local hook = require("luapanda.hook")
 local stack = require("luapanda.stack")
+local patches = require("luapanda.patches")
+local argerrors = require("luapanda.argerrors")
 
 local M = {}
 local pcall, error = pcall, error -- the originals, before exceptions.lua wraps them
@@ -40,9 +42,8 @@ end
 
 local function resume(co, ...)
   if type(co) ~= "thread" then
-    -- Raise the error as the original would, at the caller's position.
-    local expected = compat.is51 and "coroutine expected" or ("thread expected, got " .. type(co))
-    error("bad argument #1 to 'resume' (" .. expected .. ")", 2)
+    -- Fail as the original does (its message, the program's position).
+    argerrors.reraise(raw.resume, "coroutine.resume", 2, co, ...)
   end
   local entry = adopt(co)
   local key, handle = compat.currentThread()
@@ -75,34 +76,72 @@ local function resume(co, ...)
 end
 M.resume = resume
 
+--- The dead thread of a coroutine.wrap function (the interpreter's C closure over its thread)
+--- standing at `level` (relative to the caller), which is raising its coroutine's error; or nil.
+function M.deadWrapThreadAt(level)
+  local info = debug.getinfo(level + 1, "fS")
+  if not info or info.what ~= "C" or type(info.func) ~= "function" then return nil end
+  local _, co = debug.getupvalue(info.func, 1)
+  if type(co) == "thread" and raw.status(co) == "dead" then return co end
+  return nil
+end
+
 --- Registers what runs when a coroutine this module resumed dies of an error (its stack is kept).
 function M.setOnDeath(fn) onDeath = fn end
 
 local function create(f)
+  if type(f) ~= "function" then argerrors.reraise(raw.create, "coroutine.create", 2, f) end
   local co = raw.create(f)
   adopt(co)
   return co
 end
 
+-- coroutine.wrap, resumed through `resume` above (so the resumer chain, a step leaving the
+-- coroutine, LuaJIT's one global hook following the running thread, and an error that ends the
+-- coroutine stopping with the coroutine's own frames all work). What the program gets back is
+-- what the interpreter's wrap gives: the values, or the error raised again in the caller the way
+-- this version does it: 5.4 first closes the dead coroutine's to-be-closed variables (an error in
+-- a __close replaces the first one); a string gets the caller's position in front (5.1 and 5.2
+-- also turn a number into such a string; LuaJIT and 5.3+ leave numbers alone).
+local positionsNumbers = compat.is51 and not compat.isJIT or _VERSION == "Lua 5.2"
+local closesOnError = raw.close ~= nil
+
 local function wrap(f)
+  if type(f) ~= "function" then argerrors.reraise(raw.wrap, "coroutine.wrap", 2, f) end
   local co = create(f)
   known[co].wrap = true
   return function(...)
+    local bodyRan = raw.status(co) == "suspended"
     local r = pack(resume(co, ...))
     if r[1] then return unpack(r, 2, r.n) end
     local err = r[2]
-    if raw.close then pcall(raw.close, co) end
-    if type(err) == "string" or type(err) == "number" then error(err, 2) end
+    if closesOnError and bodyRan and raw.status(co) == "dead" then
+      local closed, closeErr = raw.close(co)
+      if not closed then err = closeErr end
+    end
+    local t = type(err)
+    if t == "string" or (t == "number" and positionsNumbers) then error(err, 2) end
     error(err, 0)
   end
 end
 
+--- While an IDE is attached: the program's coroutine functions are replaced (patches.lua).
 function M.install(s)
   session = s
   session.setResumerLookup(M.resumerOf)
-  coroutine.create = create
-  coroutine.resume = resume
-  coroutine.wrap = wrap
+  local lib = compat.libs.coroutine
+  if type(lib) ~= "table" then return end
+  patches.replace(lib, "create", create)
+  patches.replace(lib, "resume", resume)
+  patches.replace(lib, "wrap", wrap)
+end
+
+function M.uninstall()
+  local lib = compat.libs.coroutine
+  if type(lib) ~= "table" then return end
+  patches.revert(lib, "create")
+  patches.revert(lib, "resume")
+  patches.revert(lib, "wrap")
 end
 
 return M

@@ -13,7 +13,7 @@ local getupvalue, setupvalue = debug.getupvalue, debug.setupvalue
 local pack, unpack = compat.pack, compat.unpack
 
 local function isTemporary(name)
-  return name:sub(1, 1) == "("
+  return string.sub(name, 1, 1) == "("
 end
 
 --- Snapshot of the names visible in a frame.

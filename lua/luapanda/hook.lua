@@ -81,6 +81,27 @@ end
 
 local isJIT = compat.isJIT
 
+-- Every debug.sethook starts the count anew, so a program that changes modes more often than
+-- every pollEvery instructions (calls in and out of a function with breakpoints, resumes under
+-- LuaJIT) would never get to its count event: a mode change of the running thread polls first
+-- when the last poll is longer ago than this much CPU time.
+local POLL_SECONDS = 0.05
+local cpuClock = os.clock
+local lastPoll = 0
+
+--- Polls if overdue; false when the poll changed the hooks (the caller's change is stale then).
+local function pollIfOverdue()
+  if inside or not enabled or pollEvery == 0 or watching then return true end
+  local now = cpuClock()
+  if now - lastPoll < POLL_SECONDS then return true end
+  lastPoll = now
+  local generation = M.generation
+  setInsideFlag(true)
+  pcall(session.onPoll)
+  setInsideFlag(false)
+  return generation == M.generation
+end
+
 local function newHook()
   local activeLines = false
   local mode = -1
@@ -110,6 +131,7 @@ local function newHook()
       if mask == "" and pollEvery == 0 then
         setLuaHook(co) -- nothing to hook at all
       else
+        if co == nil and not pollIfOverdue() then return end
         setLuaHook(co, hook, mask, pollEvery)
       end
     else
@@ -167,6 +189,7 @@ local function newHook()
     end
     if inside then return end
     if event == "count" then
+      lastPoll = cpuClock()
       setInsideFlag(true)
       pcall(session.onPoll, hook)
       setInsideFlag(false)
@@ -328,13 +351,14 @@ function M.switchTo(co)
     return
   end
   if not compat.isJIT then return end
+  -- Not forced: the mask rarely changes, and each debug.sethook would start the count anew.
   local h = hookFor(compat.currentThread())
   if co then
     local m, lines = modeOf(co, 0)
-    h.apply(m, lines, true)
+    h.apply(m, lines)
   else
     local m, lines = modeOf(nil, 2)
-    h.apply(m, lines, true)
+    h.apply(m, lines)
   end
 end
 
@@ -380,6 +404,10 @@ function M.configure(state)
   end
   M.refresh()
 end
+
+--- Whether the installed hooks read the IDE's commands by themselves (a count hook, or the
+--- native accelerator's watcher); if not, the GC heartbeat and LuaPanda.tick() do.
+function M.polls() return enabled and (watching or pollEvery > 0) end
 
 function M.state()
   return { enabled = enabled, bpMode = bpMode, slow = slow, pollEvery = pollEvery,

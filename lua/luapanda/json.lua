@@ -151,12 +151,12 @@ local function decodeString(text, pos)
     local esc = sub(text, i + 1, i + 1)
     if esc == "u" then
       local hex = sub(text, i + 2, i + 5)
-      local cp = hex:match("^%x%x%x%x$") and tonumber(hex, 16)
+      local cp = string.match(hex, "^%x%x%x%x$") and tonumber(hex, 16)
       if not cp then decodeError(text, i, "bad \\u escape") end
       i = i + 6
       if cp >= 0xD800 and cp <= 0xDBFF and sub(text, i, i + 1) == "\\u" then
         local lowHex = sub(text, i + 2, i + 5)
-        local low = lowHex:match("^%x%x%x%x$") and tonumber(lowHex, 16)
+        local low = string.match(lowHex, "^%x%x%x%x$") and tonumber(lowHex, 16)
         if low and low >= 0xDC00 and low <= 0xDFFF then
           cp = 0x10000 + (cp - 0xD800) * 1024 + (low - 0xDC00)
           i = i + 6

@@ -11,7 +11,7 @@ local M = {}
 local pcall = pcall -- the original, before exceptions.lua wraps it
 
 local API_VERSION = 1 -- the interface of native/module.c this runtime speaks
-local major, minor = _VERSION:match("(%d+)%.(%d+)")
+local major, minor = string.match(_VERSION, "(%d+)%.(%d+)")
 M.moduleName = "luapanda_native" .. (compat.isJIT and "51" or (tostring(major) .. tostring(minor)))
 
 local mod = nil                -- the installed module
@@ -19,7 +19,7 @@ local reason = "not loaded yet (start() loads it)"
 local watchProblem = nil       -- why the watcher is not running while connected, if it is not
 
 local function firstLine(text)
-  return (tostring(text):gsub("^%s+", ""):match("^[^\n]*"))
+  return (string.match(string.gsub(tostring(text), "^%s+", ""), "^[^\n]*"))
 end
 
 --- Loads and installs the module once; returns whether it is in use.
@@ -31,7 +31,7 @@ function M.load(settings)
   end
   local ok, loaded = pcall(require, M.moduleName)
   if not ok then
-    reason = M.moduleName .. " not found on package.cpath (" .. firstLine(loaded):sub(1, 120) .. ")"
+    reason = M.moduleName .. " not found on package.cpath (" .. string.sub(firstLine(loaded), 1, 120) .. ")"
     return false
   end
   if type(loaded) ~= "table" or loaded.apiVersion ~= API_VERSION then

@@ -24,13 +24,13 @@ function M.config() return config end
 
 --- Normalises separators, `.` and `..` segments and case (genUnifiedPath).
 function M.unify(path)
-  if not config.caseSensitive then path = path:lower() end
-  path = path:gsub("\\", "/")
-  local absolute = path:sub(1, 1) == "/"
+  if not config.caseSensitive then path = string.lower(path) end
+  path = string.gsub(path, "\\", "/")
+  local absolute = string.sub(path, 1, 1) == "/"
   local parts = {}
-  for segment in path:gmatch("[^/]+") do
+  for segment in string.gmatch(path, "[^/]+") do
     if segment == ".." then
-      if #parts > 0 and parts[#parts] ~= ".." and not parts[#parts]:match("^%a:$") then
+      if #parts > 0 and parts[#parts] ~= ".." and not string.match(parts[#parts], "^%a:$") then
         parts[#parts] = nil
       elseif not absolute then
         parts[#parts + 1] = ".."
@@ -42,7 +42,7 @@ function M.unify(path)
   local result = table.concat(parts, "/")
   if absolute then result = "/" .. result end
   if config.windows then
-    result = result:gsub("^(%a):", function(d) return d:lower() .. ":" end)
+    result = string.gsub(result, "^(%a):", function(d) return string.lower(d) .. ":" end)
   end
   return result
 end
@@ -51,43 +51,43 @@ end
 local function applyExtension(path)
   local ext = config.luaFileExtension
   -- A bare module name such as "game.player" (no slash, no .lua) becomes game/player.
-  if not path:find("[/\\]") and not path:find("%.lua$") and ext == "" and path:find("%.") then
-    path = path:gsub("%.", "/") .. ".lua"
+  if not string.find(path, "[/\\]") and not string.find(path, "%.lua$") and ext == "" and string.find(path, "%.") then
+    path = string.gsub(path, "%.", "/") .. ".lua"
   end
   if ext ~= "" then
-    if ext:find("%%%d") then
-      path = path:gsub("%.[%w%.]+$", ext)
+    if string.find(ext, "%%%d") then
+      path = string.gsub(path, "%.[%w%.]+$", ext)
     else
-      path = path:gsub("%.[%w%.]+$", "") .. "." .. ext
+      path = string.gsub(path, "%.[%w%.]+$", "") .. "." .. ext
     end
   end
   return path
 end
 
 local function stripSource(source)
-  if source:sub(1, 1) == "@" then source = source:sub(2) end
+  if string.sub(source, 1, 1) == "@" then source = string.sub(source, 2) end
   return source
 end
 
 --- True when a chunk comes from a file (not a string given to load).
 function M.isFileSource(source)
-  local c = source:sub(1, 1)
-  return c == "@" or (c ~= "=" and not source:find("[\n;=]"))
+  local c = string.sub(source, 1, 1)
+  return c == "@" or (c ~= "=" and not string.find(source, "[\n;=]"))
 end
 
 --- The key a source's breakpoints are stored under; also the stack frame's `file`.
 function M.key(source)
   local cached = keyCache[source]
   if cached then return cached end
-  local path = stripSource(source):gsub("^%./", "")
+  local path = string.gsub(stripSource(source), "^%./", "")
   path = applyExtension(path)
   if not config.autoPathMode then
-    if not path:find("^/") and not path:find("^%a:") and config.cwd ~= "" then
-      if not path:find(config.cwd, 1, true) then path = config.cwd .. "/" .. path end
+    if not string.find(path, "^/") and not string.find(path, "^%a:") and config.cwd ~= "" then
+      if not string.find(path, config.cwd, 1, true) then path = config.cwd .. "/" .. path end
     end
   end
   path = M.unify(path)
-  if config.autoPathMode then path = path:match("([^/]*)$") end
+  if config.autoPathMode then path = string.match(path, "([^/]*)$") end
   keyCache[source] = path
   return path
 end
@@ -95,13 +95,13 @@ end
 --- The chunk's path as the key is built (extension rules, normalised) but neither joined to cwd
 --- nor cut to a file name: what same-name files are told apart by.
 function M.chunkPath(source)
-  return M.unify(applyExtension(stripSource(source):gsub("^%./", "")))
+  return M.unify(applyExtension(string.gsub(stripSource(source), "^%./", "")))
 end
 
 --- The key of a breakpoint path sent by the IDE.
 function M.breakpointKey(path)
   local unified = M.unify(tostring(path))
-  if config.autoPathMode then return unified:match("([^/]*)$"), unified end
+  if config.autoPathMode then return string.match(unified, "([^/]*)$"), unified end
   return unified, unified
 end
 
@@ -109,13 +109,13 @@ end
 function M.oPath(source)
   local cached = oPathCache[source]
   if cached then return cached end
-  local path = stripSource(source):gsub("^%./", "/")
+  local path = string.gsub(stripSource(source), "^%./", "/")
   path = M.unify(path)
   local trunc = config.truncatedOPath
   if trunc and trunc ~= "" then
-    if not config.caseSensitive then trunc = trunc:lower() end
+    if not config.caseSensitive then trunc = string.lower(trunc) end
     local ok, _, e = pcall(string.find, path, trunc)
-    if ok and e then path = path:sub(e + 1) end
+    if ok and e then path = string.sub(path, e + 1) end
   end
   oPathCache[source] = path
   return path

@@ -13,6 +13,10 @@ local variables = require("luapanda.variables")
 local eval = require("luapanda.eval")
 local safe = require("luapanda.safe")
 local native = require("luapanda.native")
+local coroutines = require("luapanda.coroutines")
+local exceptions = require("luapanda.exceptions")
+local patches = require("luapanda.patches")
+local wakeup = require("luapanda.wakeup")
 
 local S = {}
 local pcall, error = pcall, error -- the originals, before exceptions.lua wraps them
@@ -30,11 +34,13 @@ S.settings = {
   attachInterval = 1,          -- seconds between reconnect attempts
   connectTimeoutSec = 0.05,
   listeningTimeoutSec = 0.5,
-  handshakeTimeoutSec = 30,
-  pollInstructions = 100000,   -- count hook period while connected (0: notice commands at GC only)
+  handshakeTimeoutSec = 10,    -- the IDE accepted the connection but sent nothing: give up
+  pollInstructions = 100000,   -- count hook period while connected (0: notice commands at GC
+                               -- cycles and LuaPanda.tick() only)
   jitOffWhileAttached = true,  -- LuaJIT: compiled loops run no hook, so pause needs the JIT off
   useNative = true,            -- use the native accelerator (luapanda_native<abi>) when found
   customGetSocketInstance = nil,
+  stoppedProbeSec = 10,        -- while stopped and the IDE says nothing, check the link this often
 }
 
 S.link = nil
@@ -132,12 +138,60 @@ local function isResumeCommand(cmd)
   return cmd == "continue" or cmd == "stopOnStep" or cmd == "stopOnStepIn" or cmd == "stopOnStepOut" or cmd == "stopRun"
 end
 
+--- The stop notification of a stop: the frames, or (`small`) the top frame only.
+local function stopMessage(cmd, info, frames, small)
+  local list = frames
+  if small then list = { frames[1] } end
+  return { cmd = cmd, callbackId = 0, info = info or {}, stack = list } -- a number, as upstream
+end
+
+--- Sends the stop notification. A stop that cannot be encoded (a value whose encoding fails,
+--- no memory, no C stack left) is sent again with its top frame only; one that cannot be sent
+--- at all is given up. Returns whether the IDE got it, and the problem otherwise.
+local function sendStop(cmd, info, frames)
+  local ok, text = pcall(json.encode, stopMessage(cmd, info, frames, false))
+  if not ok then
+    local why = text
+    ok, text = pcall(json.encode, stopMessage(cmd, info, frames, true))
+    if not ok then return false, "the stop could not be encoded: " .. tostring(why) end
+    remember("stop sent with its top frame only: " .. tostring(why))
+  end
+  local link = S.link
+  if not link then return false, "no IDE" end
+  local sentOk, sent = pcall(link.send, link, text)
+  if not sentOk or not sent then return false, "the stop could not be sent: " .. tostring(sent) end
+  return true
+end
+
+-- A problem to tell the IDE once the stack has unwound enough to send it.
+local pendingProblem = nil
+
 --- Stops the program: sends the notification and serves commands until one resumes it.
 --- `base` is the level of the stopped code relative to the caller of S.stop; `thread`, a dead
---- coroutine whose frames are shown on top (the error that ended it).
+--- coroutine whose frames are shown on top (the error that ended it). Whatever fails here, the
+--- program goes on: a stop that cannot reach the IDE is reported and skipped.
 function S.stop(cmd, base, info, thread)
   if not S.link then return end
   local wasInside = hook.setInside(true)
+  -- stopBody's caller is pcall: the code stands two levels further from it than from here.
+  local ok, problem = pcall(S.stopBody, cmd, base + 2, info, thread)
+  if not ok or problem then
+    -- Reset what the stop set up; if the link itself failed, let it go (reattach works).
+    S.stopped = false
+    variables.reset()
+    stack.reset()
+    local text = "LuaPanda: a stop (" .. tostring(cmd) .. ") was skipped: " .. tostring(problem)
+    remember(text)
+    pendingProblem = text
+    if S.link and S.link.closed then S.disconnect("connection lost while stopping") end
+  end
+  if S.link then pcall(S.updateHooks) end
+  hook.setInside(wasInside)
+end
+
+--- The stop itself; returns nothing when it went as planned, or the problem. `base` is relative
+--- to the caller of S.stopBody.
+function S.stopBody(cmd, base, info, thread)
   variables.reset()
   local frames = stack.capture(base + 1, resumerOf or function() return nil end, thread,
     info and info.exceptionText)
@@ -149,19 +203,36 @@ function S.stop(cmd, base, info, thread)
   local line = frames[own + 1] and tonumber(frames[own + 1].line)
   local topFrame = stack.get(own + 2)
   local topFunc = topFrame and topFrame.func
-  S.stepBeforeStop = step
+  local stepBefore = step
   step, pausePending, entryKey, bpKey = nil, false, nil, nil
-  S.stopped = true
   S.stopThread, S.stopDepth, S.stopLine = key, depth, line
   local caller = frames[own + 2]
-  S.callerLine = caller and caller.coroutine == frames[own + 1].coroutine and tonumber(caller.line) or nil
-  S.send(cmd, info or {}, 0, frames)
+  S.callerLine = caller and frames[own + 1] and caller.coroutine == frames[own + 1].coroutine
+    and tonumber(caller.line) or nil
+  local sent, why = sendStop(cmd, info, frames)
+  if not sent then
+    step = stepBefore
+    return why
+  end
+  S.stepBeforeStop = stepBefore
+  S.stopped = true
   sendMemory()
+  local silentSince = clock()
   while S.stopped and S.link do
-    local text = S.link:receive(nil)
-    if not text then S.disconnect("connection lost while stopped") break end
-    local resumed = S.handle(text)
-    if S.stopped and S.link and not resumed then sendMemory() end
+    -- A silent IDE is asked, now and then, whether it is still there: a link that died without
+    -- a word then fails a send instead of holding the program for ever.
+    local text, err = S.link:receive(S.settings.stoppedProbeSec)
+    if text then
+      silentSince = clock()
+      local resumed = S.handle(text)
+      if S.stopped and S.link and not resumed then sendMemory() end
+    elseif err == "closed" then
+      S.disconnect("connection lost while stopped")
+      break
+    elseif clock() - silentSince >= S.settings.stoppedProbeSec then
+      silentSince = clock()
+      sendMemory()
+    end
   end
   S.stopped = false
   variables.reset()
@@ -170,8 +241,6 @@ function S.stop(cmd, base, info, thread)
     dupGuard = { key = key, line = line, depth = depth, func = topFunc }
     hook.armGuard()
   end
-  S.updateHooks()
-  hook.setInside(wasInside)
 end
 
 local function interpolate(bp, frame)
@@ -322,7 +391,47 @@ local function str(v, default)
   return tostring(v)
 end
 
+-- The type each initSuccess field may have on the wire (flags and numbers come as strings from
+-- upstream IDEs, as booleans and numbers from others); a field of another type is refused.
+local FLAG, TEXT, NUMBER = { string = true, boolean = true }, { string = true }, { string = true, number = true }
+local INIT_FIELDS = {
+  stopOnEntry = FLAG, isNeedB64EncodeStr = FLAG, pathCaseSensitivity = FLAG, autoPathMode = FLAG,
+  distinguishSameNameFile = FLAG, waitConfigurationDone = FLAG, useCHook = FLAG, DevelopmentMode = FLAG,
+  DistinguishSameNameFile = FLAG,
+  luaFileExtension = TEXT, cwd = TEXT, truncatedOPath = TEXT, TruncatedOPath = TEXT, OSType = TEXT,
+  adapterVersion = TEXT, TempFilePath = TEXT, clibPath = TEXT,
+  logLevel = NUMBER, pagingLimit = NUMBER,
+}
+
+--- The first field of `info` with a type it may not have, as a message naming it, or nil.
+local function badInitField(info)
+  local names = {}
+  for name in pairs(INIT_FIELDS) do names[#names + 1] = name end
+  table.sort(names)
+  for _, name in ipairs(names) do
+    local v = rawget(info, name)
+    if v ~= nil and not INIT_FIELDS[name][type(v)] then
+      return "initSuccess: field '" .. name .. "' must be a " .. (INIT_FIELDS[name] == FLAG and "boolean or \"true\"/\"false\""
+        or INIT_FIELDS[name] == NUMBER and "number or numeric string" or "string") .. " (got " .. type(v) .. ")"
+    end
+  end
+  if rawget(info, "logLevel") ~= nil and not tonumber(info.logLevel) then
+    return "initSuccess: field 'logLevel' must be a number (got \"" .. tostring(info.logLevel) .. "\")"
+  end
+  if rawget(info, "pagingLimit") ~= nil and not tonumber(info.pagingLimit) then
+    return "initSuccess: field 'pagingLimit' must be a number (got \"" .. tostring(info.pagingLimit) .. "\")"
+  end
+end
+
 function commands.initSuccess(info, id)
+  local bad = badInitField(info)
+  if bad then
+    -- Coerced, such a field would silently break breakpoint matching: refuse the handshake.
+    remember(bad)
+    S.send("initSuccess", { error = bad }, id)
+    S.handshakeRefused = bad
+    return
+  end
   local c = S.config
   c.logLevel = tonumber(info.logLevel) or 1
   c.stopOnEntry = str(info.stopOnEntry) == "true"
@@ -334,7 +443,7 @@ function commands.initSuccess(info, id)
   paths.configure({
     autoPathMode = str(info.autoPathMode, "true") == "true",
     caseSensitive = str(info.pathCaseSensitivity, "false") == "true",
-    luaFileExtension = (str(info.luaFileExtension, "")):gsub("^%.", ""),
+    luaFileExtension = string.gsub((str(info.luaFileExtension, "")), "^%.", ""),
     cwd = paths.unify(str(info.cwd, "")),
     truncatedOPath = str(info.truncatedOPath, ""),
     distinguishSameNameFile = str(info.distinguishSameNameFile, "false") == "true",
@@ -372,6 +481,7 @@ function commands.setExceptionBreakpoints(info, id)
   end
   S.filters = filters
   S.send("setExceptionBreakpoints", {}, id)
+  if S.initialized then exceptions.apply(S) end
 end
 
 function commands.configurationDone(_, id)
@@ -442,8 +552,8 @@ function commands.getWatchedVariable(info, id)
 end
 
 function commands.runREPLExpression(info, id)
-  local text = str(info.Expression, ""):gsub("^%s+", ""):gsub("%s+$", "")
-  text = text:gsub("^p%s+", "")
+  local text = string.gsub(string.gsub(str(info.Expression, ""), "^%s+", ""), "%s+$", "")
+  text = string.gsub(text, "^p%s+", "")
   local frame = S.stopped and stack.get(info.stackId)
   local ok, value
   if frame then
@@ -506,20 +616,49 @@ local function drain()
   end
 end
 
---- Count hook and GC heartbeat: read commands while connected, try to attach while not.
+--- Count hook and native poll: read the IDE's commands while connected, try to attach while not.
 function S.onPoll()
   if S.stopped then return end
-  if S.link then drain() return end
-  if not S.attachMode then return end
-  local now = clock()
-  if now - lastAttempt < S.settings.attachInterval then return end
-  lastAttempt = now
-  S.tryAttach()
+  if S.link then
+    drain()
+    if pendingProblem and S.link then
+      local text = pendingProblem
+      pendingProblem = nil
+      S.log(text, 2)
+    end
+    return
+  end
+  if S.attachMode and not S.handshaking and clock() - lastAttempt >= S.settings.attachInterval then
+    S.tryAttach()
+  end
+end
+
+--- Whether a safe point has something to do: attach (not connected, an attempt due) or read
+--- commands (connected, and no hook does that). Cheap: called by the GC heartbeat and tick().
+function S.isDue()
+  if S.stopped or S.handshaking or hook.isInside() then return false end
+  if S.link then return not hook.polls() end
+  return S.attachMode and clock() - lastAttempt >= S.settings.attachInterval
+end
+
+--- A safe point (the one-shot hook, tick()): never inside a finalizer or the runtime.
+function S.onSafePoint()
+  if hook.isInside() then return end
+  hook.setInside(true)
+  pcall(S.onPoll)
+  hook.setInside(false)
+end
+
+--- After the one-shot hook ran (it replaced this thread's hooks): the runtime's own hooks back.
+function S.afterSafePoint()
+  if S.link then S.updateHooks() end
 end
 
 -- Connection ----------------------------------------------------------------------------------
 function S.tryAttach(acceptTimeout, connectTimeout)
   if S.link then return true end
+  if S.handshaking then return false end
+  lastAttempt = clock()
   local link
   if S.mode == "server" then
     if not serverSocket then
@@ -534,46 +673,74 @@ function S.tryAttach(acceptTimeout, connectTimeout)
   end
   if not link then return false end
   S.link = link
-  return S.handshake()
+  S.handshaking = true
+  local wasInside = hook.setInside(true)
+  local ok, result = pcall(S.handshake, link)
+  S.handshaking = false
+  if not ok or not result then
+    if S.link == link then S.disconnect(ok and "handshake failed" or ("handshake failed: " .. tostring(result))) end
+    hook.setInside(wasInside)
+    return false
+  end
+  hook.setInside(wasInside)
+  return true
 end
 
-function S.handshake()
-  local wasInside = hook.setInside(true)
-  local link = S.link
-  S.initialized = false
-  breakpoints.clear()
-  step, pausePending, entryKey, bpKey = nil, false, nil, nil
-  S.filters = { uncaught = true, caught = false }
-  local deadline = clock() + S.settings.handshakeTimeoutSec
-  while S.link == link and not S.initialized do
-    local text = link:receive(math.max(0.05, deadline - clock()))
-    if not text then break end
-    S.handle(text)
+--- Reads frames on `link` until `done()` or the deadline. False when the link failed.
+local function serveUntil(link, done, seconds)
+  local deadline = clock() + seconds
+  while S.link == link and not done() do
+    local left = deadline - clock()
+    if left <= 0 then return true end
+    local text, err = link:receive(math.max(0.05, math.min(left, 1)))
+    if text then
+      S.handle(text)
+    elseif err == "closed" then
+      S.disconnect("connection lost during the handshake")
+      return false
+    end
   end
-  if not S.initialized or S.link ~= link then
-    S.disconnect("no initSuccess from the IDE")
-    hook.setInside(wasInside)
+  return S.link == link
+end
+
+--- The handshake on a new link: initSuccess, the IDE's breakpoints and filters, configurationDone.
+--- Every wait is bounded; any failure leaves the program unattached (the next attempt retries).
+function S.handshake(link)
+  S.initialized = false
+  S.handshakeRefused = nil
+  breakpoints.clear()
+  step, pausePending, entryKey, bpKey, dupGuard = nil, false, nil, nil, nil
+  S.filters = { uncaught = true, caught = false }
+  if not serveUntil(link, function() return S.initialized or S.handshakeRefused ~= nil end,
+    S.settings.handshakeTimeoutSec) then
+    return false
+  end
+  if not S.initialized then
+    S.disconnect(S.handshakeRefused or "no initSuccess from the IDE within "
+      .. S.settings.handshakeTimeoutSec .. " s")
     return false
   end
   if S.config.waitConfigurationDone then
     S.configurationDone = false
-    local limit = clock() + 10
-    while S.link == link and not S.configurationDone and clock() < limit do
-      local text = link:receive(math.max(0.05, limit - clock()))
-      if text then S.handle(text) end
-    end
+    if not serveUntil(link, function() return S.configurationDone end, 10) then return false end
   elseif not S.config.stopOnEntry then
-    local text = link:receive(1)
-    if text then S.handle(text) end
+    -- Upstream IDEs send breakpoints right after the handshake, without configurationDone.
+    if not serveUntil(link, function() return false end, 0.2) then return false end
   end
-  if S.link ~= link then hook.setInside(wasInside) return false end
   drain()
+  if S.link ~= link then return false end
   if S.config.stopOnEntry then entryKey = compat.currentThread() end
-  S.log("debugger init success", 1)
-  native.attach(link, S.settings)
-  S.updateHooks()
-  hook.setInside(wasInside)
+  S.onAttached()
+  S.log("LuaPanda: attached (" .. compat.luaVersion .. ")", 0)
   return true
+end
+
+--- What an attached IDE needs from the program's world: installed now, removed on detach.
+function S.onAttached()
+  coroutines.install(S)
+  exceptions.apply(S)
+  native.attach(S.link, S.settings)
+  S.updateHooks()
 end
 
 function S.disconnect(reason)
@@ -588,15 +755,23 @@ function S.disconnect(reason)
   stack.reset()
   if link then link:close() end
   lastAttempt = clock()
+  exceptions.remove()
+  coroutines.uninstall()
+  patches.revertAll()
   S.updateHooks()
 end
 
+--- start()/startServer(): remembers where the IDE is and makes the first attempt. Returns
+--- whether the IDE is attached, or nil and why the debugger cannot work at all.
 function S.connect(mode, host, port)
+  local usable, why = transport.available(S.settings.customGetSocketInstance)
+  if not usable then return nil, why end
   S.mode, S.host, S.port = mode, host, port
   S.attachMode = true
-  local core = transport.socketCore()
-  clock = compat.clockSource(core)
-  lastAttempt = clock()
+  clock = compat.clockSource(transport.socketCore())
+  wakeup.init({ isDue = S.isDue, onSafePoint = S.onSafePoint, afterSafePoint = S.afterSafePoint,
+    isInside = hook.isInside, isOwnSource = breakpoints.isOwnSource })
+  wakeup.start()
   -- start()'s own attempt may wait longer on this machine's loopback: nobody listening answers at
   -- once there (no cost without an IDE), and a busy machine may take a while to complete a
   -- connect. Retries and remote hosts keep the short timeout (a host that drops the attempt
@@ -609,10 +784,13 @@ end
 function S.stopAttach()
   S.attachMode = false
   if S.link then S.disconnect("stopAttach") end
+  wakeup.stop()
   native.detach()
   if serverSocket then pcall(serverSocket.close, serverSocket) serverSocket = nil end
   hook.configure({ enabled = false })
 end
+
+function S.tick() wakeup.tick() end
 
 --- LuaPanda.BP(): stop at the next line of the calling thread.
 function S.requestBP()

@@ -52,7 +52,7 @@ local function describe(info)
   if not name then
     -- Lua knows no name for a function called from C (a coroutine body, a callback, a metamethod
     -- in 5.1): name it by where it is defined, as Lua's own tracebacks do.
-    local where = info.short_src and info.short_src:match("[^/\\]*$")
+    local where = info.short_src and string.match(info.short_src, "[^/\\]*$")
     if where and info.linedefined and info.linedefined > 0 then
       return "function <" .. where .. ":" .. info.linedefined .. ">"
     end
@@ -108,7 +108,7 @@ function M.capture(base, resumerOf, thread, threadError)
       if not skipInfo(info) then
         if #list == 0 and (info.currentline or -1) < 0 and type(threadError) == "string" then
           -- LuaJIT forgets the line of a coroutine that died; its error message still names it.
-          local src, line = threadError:match("^(.-):(%d+): ")
+          local src, line = string.match(threadError, "^(.-):(%d+): ")
           if src == info.short_src then info.currentline = tonumber(line) end
         end
         addFrame(info, { thread = thread, level = l }, tostring(thread))

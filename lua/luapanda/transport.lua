@@ -8,14 +8,26 @@ M.__index = M
 
 local DELIMITER = "|*|"
 
---- The socket library's core table (for gettime), or nil.
-function M.socketCore()
-  local ok, core = pcall(require, "socket.core")
-  if ok and type(core) == "table" then return core end
-  ok, core = pcall(require, "socket")
-  if ok and type(core) == "table" then return core end
-  return nil
+local quietload = require("luapanda.quietload")
+
+local socketCore, socketProblem = nil, nil
+
+--- luasocket's core table, loaded once (without a package.loaded entry: quietload.lua), or nil
+--- and why it cannot be loaded.
+function M.loadSocket()
+  if socketCore then return socketCore end
+  if socketProblem then return nil, socketProblem end
+  local core, err = quietload.load("socket.core")
+  if type(core) == "table" and type(core.tcp) == "function" then
+    socketCore = core
+    return core
+  end
+  socketProblem = core ~= nil and "socket.core has no tcp()" or tostring(err)
+  return nil, socketProblem
 end
+
+--- The socket library's core table if it is loaded (for gettime), or nil.
+function M.socketCore() return socketCore end
 
 --- A fresh TCP object: the custom hook first, then slua-unreal's, then luasocket.
 function M.newTcp(customGetSocketInstance)
@@ -24,13 +36,24 @@ function M.newTcp(customGetSocketInstance)
     if ok and sock then return sock end
   end
   local ext = rawget(_G, "lua_extension")
-  if type(ext) == "table" and type(ext.luasocket) == "function" then
+  if type(ext) == "table" and type(rawget(ext, "luasocket")) == "function" then
     local ok, lib = pcall(ext.luasocket)
-    if ok and lib and lib.tcp then return lib.tcp() end
+    if ok and type(lib) == "table" and lib.tcp then return lib.tcp() end
   end
-  local core = M.socketCore()
-  if core and core.tcp then return core.tcp() end
-  return nil, "no socket library (install luasocket or set LuaPanda.customGetSocketInstance)"
+  local core, err = M.loadSocket()
+  if core then return core.tcp() end
+  return nil, "no socket library: " .. tostring(err)
+end
+
+--- Whether some socket library is at hand (a custom one, slua-unreal's, or luasocket), or nil
+--- and why not.
+function M.available(customGetSocketInstance)
+  if type(customGetSocketInstance) == "function" then return true end
+  local ext = rawget(_G, "lua_extension")
+  if type(ext) == "table" and type(rawget(ext, "luasocket")) == "function" then return true end
+  local core, err = M.loadSocket()
+  if core then return true end
+  return nil, err
 end
 
 local function wrap(sock)
@@ -110,17 +133,17 @@ end
 
 local function splitFrames(line, queue)
   -- Strip CR and trailing blanks; the delimiter is checked, not blindly cut.
-  line = line:gsub("[\r%s]+$", "")
+  line = string.gsub(line, "[\r%s]+$", "")
   local start = 1
   while true do
-    local s, e = line:find(DELIMITER, start, true)
+    local s, e = string.find(line, DELIMITER, start, true)
     if not s then
-      local rest = line:sub(start)
-      if rest:find("%S") then queue[#queue + 1] = rest end
+      local rest = string.sub(line, start)
+      if string.find(rest, "%S") then queue[#queue + 1] = rest end
       return
     end
-    local piece = line:sub(start, s - 1)
-    if piece:find("%S") then queue[#queue + 1] = piece end
+    local piece = string.sub(line, start, s - 1)
+    if string.find(piece, "%S") then queue[#queue + 1] = piece end
     start = e + 1
   end
 end

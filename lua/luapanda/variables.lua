@@ -31,7 +31,7 @@ function M.reset()
 end
 
 local function isIdentifier(s)
-  return type(s) == "string" and s:match("^[%a_][%w_]*$") ~= nil
+  return type(s) == "string" and string.match(s, "^[%a_][%w_]*$") ~= nil
 end
 
 local function childCountOf(value)
@@ -110,7 +110,7 @@ local function childEvaluateName(parent, k)
   if not parent then return nil end
   if isIdentifier(k) then return parent .. "." .. k end
   local t = type(k)
-  if t == "string" then return parent .. "[" .. format("%q", k):gsub("\\\n", "\\n") .. "]" end
+  if t == "string" then return parent .. "[" .. string.gsub(format("%q", k), "\\\n", "\\n") .. "]" end
   if t == "number" or t == "boolean" then return parent .. "[" .. tostring(k) .. "]" end
   return nil
 end
@@ -191,7 +191,7 @@ local function localsList(frame)
   while true do
     local name, value = stack.getlocal(frame, i)
     if name == nil then break end
-    if name:sub(1, 1) ~= "(" or name:match("^%(for ") then
+    if string.sub(name, 1, 1) ~= "(" or string.match(name, "^%(for ") then
       local entry = byName[name]
       if entry then
         entry.value, entry.index = value, i
@@ -254,8 +254,8 @@ function M.list(varRef, stackId, start, count)
 end
 
 local function parseNewValue(frame, text)
-  local s = tostring(text):gsub("^%s+", ""):gsub("%s+$", "")
-  local q = s:match('^"(.*)"$') or s:match("^'(.*)'$")
+  local s = string.gsub(string.gsub(tostring(text), "^%s+", ""), "%s+$", "")
+  local q = string.match(s, '^"(.*)"$') or string.match(s, "^'(.*)'$")
   if q then return true, q end
   if s == "nil" then return true, nil end
   if s == "true" then return true, true end
@@ -267,7 +267,7 @@ local function parseNewValue(frame, text)
 end
 
 local function parseKey(name, t)
-  local q = name:match('^"(.*)"$')
+  local q = string.match(name, '^"(.*)"$')
   if q then return q end
   local n = tonumber(name)
   if n then

@@ -1,0 +1,174 @@
+-- hosthandler.lua: stops on uncaught errors of programs run by the stand-alone interpreters (lua,
+-- luajit) without replacing anything the program can see. Their `main` runs the script under a
+-- protected call whose message handler, a C function, sits in the C frame below the main chunk.
+-- That handler runs for every error that would end the program, before the stack unwinds (runtime
+-- errors like `nil + 1` included), so the runtime puts a Lua function of its own in that slot:
+-- it stops the program (the stack is intact), then returns exactly what the interpreter's handler
+-- returns. It does not call the original (its traceback would list our function): it computes the
+-- same message the way that version's lua.c/luajit.c does, and before it is adopted, probes show
+-- that it answers as the original does for every kind of error object; otherwise it is not used.
+local compat = require("luapanda.compat")
+local coroutines = require("luapanda.coroutines")
+
+local M = {}
+
+local getinfo, getlocal, setlocal = debug.getinfo, debug.getlocal, debug.setlocal
+local traceback, dgetmetatable = debug.traceback, debug.getmetatable
+local rawLoad, rawLoadstring = rawget(_G, "load"), rawget(_G, "loadstring")
+
+local original = nil   -- the interpreter's handler, once adopted
+local onUncaught = nil -- function(message, handler, thread): the runtime stops here
+local probing = false
+local problem = "not adopted yet (the program was never attached in its main thread)"
+
+--- The __tostring metamethod's result, as luaL_callmeta gets it (raw metatable field), or nil.
+local function callTostring(v)
+  local mt = dgetmetatable(v)
+  local meta = mt ~= nil and rawget(mt, "__tostring")
+  if meta == nil or meta == false then return false end
+  return true, meta(v)
+end
+
+--- Errors raised while `load` reads its chunk with a reader function reach this handler too
+--- (load's protected parser keeps the current handler); load catches them.
+local function caughtByLoad()
+  for level = 3, 1000000 do
+    local info = getinfo(level, "f")
+    if not info then return false end
+    local f = info.func
+    if f ~= nil and (rawequal(f, rawLoad) or rawequal(f, rawLoadstring)) then return true end
+  end
+  return false
+end
+
+local function report(message)
+  if probing or onUncaught == nil then return end
+  -- A stack overflow leaves too little room to stop; the program's own message matters more.
+  if type(message) == "string" and string.find(message, "stack overflow", 1, true) then return end
+  if caughtByLoad() then return end
+  -- 1 report, 2 the handler, 3 what raised the error (a coroutine.wrap function, maybe)
+  pcall(onUncaught, message, M.handler, coroutines.deadWrapThreadAt(3))
+end
+
+-- Each handler below is what one interpreter's handler returns, with the traceback taken from
+-- the handler's own frame so that it starts where the C handler's does (Lua 5.1 counts the levels
+-- it skips from the top, so the call must come from this very frame).
+
+local handlers = {}
+
+function handlers.lua51(message)
+  report(message)
+  local t = type(message)
+  if t ~= "string" and t ~= "number" then return message end
+  local dbg = _G.debug
+  if type(dbg) ~= "table" then return message end
+  local tb = dbg.traceback
+  if type(tb) ~= "function" then return message end
+  return tb(message, 2)
+end
+
+function handlers.lua52(message)
+  report(message)
+  local t = type(message)
+  if t == "string" or t == "number" then return traceback(message, 2) end
+  if message == nil then return message end
+  local has, result = callTostring(message)
+  if has then return result end
+  return "(no error message)"
+end
+
+function handlers.lua53(message)
+  report(message)
+  local t = type(message)
+  if t == "string" or t == "number" then return traceback(message, 2) end
+  local has, result = callTostring(message)
+  if has and type(result) == "string" then return result end
+  return traceback("(error object is a " .. t .. " value)", 2)
+end
+
+function handlers.luajit(message)
+  report(message)
+  local t = type(message)
+  if t ~= "string" and t ~= "number" then
+    if message == nil then return message end
+    local has, result = callTostring(message)
+    if not has then return message end
+    if type(result) ~= "string" and type(result) ~= "number" then return result end
+    message = result
+  end
+  -- LuaJIT counts a C function called from Lua (debug.traceback) as no level of its own.
+  return traceback(message, 1)
+end
+
+local function pickHandler()
+  if compat.isJIT then return handlers.luajit end
+  if compat.is51 then return handlers.lua51 end
+  if _VERSION == "Lua 5.2" then return handlers.lua52 end
+  return handlers.lua53
+end
+M.handler = pickHandler()
+
+--- Whether our handler answers exactly as `candidate` for every kind of error object.
+local function agrees(candidate)
+  local objects = {
+    "probe", 42, nil, true, {},
+    setmetatable({}, { __tostring = function() return "probe object" end }),
+    setmetatable({}, { __tostring = function() return 7 end }),
+  }
+  probing = true
+  local ok, same = pcall(function()
+    for i = 1, 7 do
+      local object = objects[i]
+      local a, b = candidate(object), M.handler(object) -- one line: identical tracebacks
+      if not rawequal(a, b) then return false end
+    end
+    return true
+  end)
+  probing = false
+  return ok and same
+end
+
+--- Finds the interpreter's handler below the main chunk of the running (main) thread and puts
+--- ours in its place. Returns whether our handler is in place.
+function M.adopt(onError)
+  onUncaught = onError
+  if original then return true end
+  if compat.currentThread() ~= compat.MAIN then return false end
+  local top = 1
+  while getinfo(top + 1, "l") do top = top + 1 end
+  local bottom, main = getinfo(top, "S"), getinfo(top - 1, "Sf")
+  if not (bottom and bottom.what == "C" and main and main.what == "main") then
+    problem = "no interpreter message handler below the main chunk (an engine runs the program)"
+    return false
+  end
+  local slot, value = nil, nil
+  for i = 1, 64 do
+    local name, v = getlocal(top, i)
+    -- 5.4 lists the chunk and its arguments as temporaries too; the handler comes before them.
+    if name == nil or rawequal(v, main.func) then break end
+    slot, value = i, v
+  end
+  if type(value) ~= "function" or getinfo(value, "S").what ~= "C" then
+    problem = "no interpreter message handler below the main chunk (an engine runs the program)"
+    return false
+  end
+  if not agrees(value) then
+    problem = "the interpreter's message handler is not the one of lua.c/luajit.c: left alone"
+    return false
+  end
+  if setlocal(top, slot, M.handler) == nil then
+    problem = "the interpreter's message handler could not be replaced"
+    return false
+  end
+  original = value
+  problem = nil
+  return true
+end
+
+--- Stops reporting (the handler stays: it answers as the interpreter's own).
+function M.release() onUncaught = nil end
+
+function M.adopted() return original ~= nil end
+function M.problem() return problem end
+
+return M
