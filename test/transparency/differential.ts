@@ -1,0 +1,135 @@
+/**
+ * One differential case: a corpus program run plain (twice, so a nondeterministic program is
+ * caught as such) and under the runtime in each mode, with the outputs compared byte for byte.
+ * Returns what differs in words a reader can act on, or nothing.
+ */
+import type { LuaInterpreter } from '../harness/interpreters';
+import { CorpusProgram, withRuntime } from './corpus';
+import { IdeReport, MODES, ModeName, startIde } from './modes';
+import { RunResult, prepareFolder, removeFolder, runLua, writeProgram } from './runProgram';
+
+const RUN_TIMEOUT_MS = 90_000;
+
+export interface ModeOutcome {
+  readonly mode: ModeName;
+  readonly result: RunResult;
+  readonly report: IdeReport;
+}
+
+export interface CaseOutcome {
+  readonly plain: RunResult;
+  readonly modes: ModeOutcome[];
+  /** One line per difference or failed expectation; empty when the program could not tell. */
+  readonly failures: string[];
+}
+
+const plainCache = new Map<string, Promise<{ plain: RunResult; again: RunResult }>>();
+
+function plainRuns(lua: LuaInterpreter, program: CorpusProgram) {
+  const key = `${lua.command}\0${program.name}`;
+  let cached = plainCache.get(key);
+  if (!cached) {
+    cached = (async () => {
+      const dir = prepareFolder(lua);
+      writeProgram(dir, program.name, program.source);
+      try {
+        const plain = await runLua(lua, dir, program.name, RUN_TIMEOUT_MS);
+        const again = await runLua(lua, dir, program.name, RUN_TIMEOUT_MS);
+        return { plain, again };
+      } finally {
+        removeFolder(dir);
+      }
+    })();
+    plainCache.set(key, cached);
+  }
+  return cached;
+}
+
+async function debuggedRun(
+  lua: LuaInterpreter,
+  program: CorpusProgram,
+  mode: ModeName,
+): Promise<ModeOutcome> {
+  const dir = prepareFolder(lua);
+  const ide = await startIde(mode, dir, program.name, program.bpLine);
+  try {
+    writeProgram(dir, program.name, withRuntime(program, ide.port));
+    const result = await runLua(lua, dir, program.name, RUN_TIMEOUT_MS);
+    await Promise.race([ide.done, new Promise((resolve) => setTimeout(resolve, 5_000))]);
+    return { mode, result, report: ide.report };
+  } finally {
+    await ide.close();
+    removeFolder(dir);
+  }
+}
+
+/** The first differing line of two texts, with a little context, for a failure message. */
+export function firstDifference(label: string, expected: string, actual: string): string {
+  const a = expected.split('\n');
+  const b = actual.split('\n');
+  let i = 0;
+  while (i < a.length && i < b.length && a[i] === b[i]) i++;
+  const show = (lines: string[]) =>
+    lines
+      .slice(Math.max(0, i - 1), i + 3)
+      .map((l) => `      | ${l}`)
+      .join('\n');
+  return `${label} differs at line ${i + 1}:\n    plain:\n${show(a)}\n    debugged:\n${show(b)}`;
+}
+
+/** LuaJIT names the C frame at the bottom of a traceback by its address, which ASLR moves. */
+function normalized(text: string): string {
+  return text.replace(/\[C\]: at 0x[0-9a-f]+/g, '[C]: at 0x?');
+}
+
+function compare(mode: string, plainRun: RunResult, gotRun: RunResult): string[] {
+  const out: string[] = [];
+  const plain = { ...plainRun, stderr: normalized(plainRun.stderr) };
+  const got = { ...gotRun, stderr: normalized(gotRun.stderr) };
+  if (got.timedOut) out.push(`${mode}: did not finish within ${RUN_TIMEOUT_MS} ms`);
+  if (plain.stdout !== got.stdout)
+    out.push(`${mode}: ${firstDifference('stdout', plain.stdout, got.stdout)}`);
+  if (plain.stderr !== got.stderr)
+    out.push(`${mode}: ${firstDifference('stderr', plain.stderr, got.stderr)}`);
+  if (plain.code !== got.code || plain.signal !== got.signal) {
+    out.push(`${mode}: exit ${got.code ?? got.signal} instead of ${plain.code ?? plain.signal}`);
+  }
+  return out;
+}
+
+/** What each mode must have seen happen, so that a mode that did nothing cannot pass. */
+function expectations(outcome: ModeOutcome): string[] {
+  const { mode, report } = outcome;
+  const out = report.problems.map((p) => `${mode}: IDE side: ${p}`);
+  if (mode === 'no-ide') return out;
+  if (!report.connected) out.push(`${mode}: the program never connected`);
+  if (mode === 'bp-hit' && report.breakpointStops < 1)
+    out.push(`${mode}: the breakpoint never stopped`);
+  if (
+    (mode === 'condition' || mode === 'bp-elsewhere' || mode === 'attached') &&
+    report.breakpointStops > 0
+  ) {
+    out.push(`${mode}: stopped at a breakpoint that must not fire`);
+  }
+  if (mode === 'stepping' && report.breakpointStops < 1)
+    out.push(`${mode}: the breakpoint never stopped`);
+  return out;
+}
+
+export async function runCase(lua: LuaInterpreter, program: CorpusProgram): Promise<CaseOutcome> {
+  const { plain, again } = await plainRuns(lua, program);
+  const failures: string[] = [];
+  if (plain.timedOut) failures.push('plain run did not finish');
+  const unstable = compare('plain (second run)', plain, again);
+  if (unstable.length > 0) {
+    failures.push('the program is not deterministic when run plain:', ...unstable);
+    return { plain, modes: [], failures };
+  }
+  const modes: ModeOutcome[] = [];
+  for (const mode of MODES) {
+    const outcome = await debuggedRun(lua, program, mode);
+    modes.push(outcome);
+    failures.push(...compare(mode, plain, outcome.result), ...expectations(outcome));
+  }
+  return { plain, modes, failures };
+}

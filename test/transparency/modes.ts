@@ -1,0 +1,209 @@
+/**
+ * The ways the differential suite runs a program under the runtime, and the test IDE that plays
+ * each one over real TCP: nobody listening; attached with nothing set; a breakpoint in another
+ * file; a breakpoint hit every time (continued at once, variables read at the first stops); a
+ * never-true condition on the hot line; and a stretch of steps from the first hit. The IDE also
+ * continues any exception stop, as a user would, so the program's own end is compared too.
+ */
+import * as path from 'node:path';
+import {
+  LuaConnection,
+  LuaListener,
+  LuaNotification,
+  WireBreakpoint,
+  initSuccessInfo,
+} from '../../src/protocol';
+
+export type ModeName = 'no-ide' | 'attached' | 'bp-elsewhere' | 'bp-hit' | 'condition' | 'stepping';
+
+export const MODES: readonly ModeName[] = [
+  'no-ide',
+  'attached',
+  'bp-elsewhere',
+  'bp-hit',
+  'condition',
+  'stepping',
+];
+
+/** What the IDE saw; checked so that a mode that silently did nothing fails. */
+export interface IdeReport {
+  connected: boolean;
+  breakpointStops: number;
+  stepStops: number;
+  exceptionStops: number;
+  /** Problems seen on the IDE side (a request without reply, a malformed frame…). */
+  problems: string[];
+}
+
+/** A never-true condition that still runs code in the program's frame. */
+export const NEVER_TRUE = 'rawequal(0, 1)';
+
+/** The steps taken from the first hit in `stepping` mode. */
+const STEP_SEQUENCE = [
+  'stopOnStepIn',
+  'stopOnStepIn',
+  'stopOnStep',
+  'stopOnStepIn',
+  'stopOnStepOut',
+  'stopOnStep',
+  'stopOnStep',
+  'stopOnStepIn',
+  'stopOnStep',
+  'stopOnStepOut',
+  'stopOnStep',
+  'stopOnStep',
+] as const;
+
+const REQUEST_TIMEOUT_MS = 20_000;
+
+export interface DebugRun {
+  readonly port: number;
+  readonly report: IdeReport;
+  /** Resolves when the IDE side is done (the program closed the link, or the run ended). */
+  readonly done: Promise<void>;
+  close(): Promise<void>;
+}
+
+function breakpointsFor(mode: ModeName, bpLine: number): WireBreakpoint[] {
+  if (mode === 'bp-hit' || mode === 'stepping') return [{ verified: true, type: 2, line: bpLine }];
+  if (mode === 'condition') {
+    return [{ verified: true, type: 0, line: bpLine, condition: NEVER_TRUE }];
+  }
+  return [];
+}
+
+/** Starts the IDE side of one debugged run (nothing listens in `no-ide` mode). */
+export async function startIde(
+  mode: ModeName,
+  dir: string,
+  programName: string,
+  bpLine: number,
+): Promise<DebugRun> {
+  const report: IdeReport = {
+    connected: false,
+    breakpointStops: 0,
+    stepStops: 0,
+    exceptionStops: 0,
+    problems: [],
+  };
+  const listener = await LuaListener.listen({
+    port: 0,
+    host: '127.0.0.1',
+    requestTimeoutMs: REQUEST_TIMEOUT_MS,
+  });
+  const port = listener.port;
+  if (mode === 'no-ide') {
+    // A port nobody listens on: bound a moment ago, free now.
+    await listener.close();
+    return { port, report, done: Promise.resolve(), close: async () => undefined };
+  }
+  let connection: LuaConnection | undefined;
+  const done = listener
+    .waitForConnection({ timeoutMs: 30_000 })
+    .then(async (c) => {
+      connection = c;
+      report.connected = true;
+      await drive(c, mode, path.join(dir, programName), bpLine, report);
+    })
+    .catch((error: unknown) => {
+      report.problems.push(String((error as Error).message ?? error));
+    });
+  return {
+    port,
+    report,
+    done,
+    close: async () => {
+      connection?.destroy();
+      await listener.close();
+    },
+  };
+}
+
+/** Plays the IDE for one connection until it closes. */
+async function drive(
+  c: LuaConnection,
+  mode: ModeName,
+  programPath: string,
+  bpLine: number,
+  report: IdeReport,
+): Promise<void> {
+  const closed = new Promise<void>((resolve) => c.once('close', () => resolve()));
+  const stops: LuaNotification[] = [];
+  let wake: (() => void) | undefined;
+  c.on('notification', (n) => {
+    if (n.kind === 'stop') {
+      stops.push(n);
+      wake?.();
+    }
+  });
+  c.on('protocolError', (e) => report.problems.push(`protocol error: ${e.message}`));
+  c.once('close', () => wake?.());
+  const nextStop = async (): Promise<LuaNotification | undefined> => {
+    while (stops.length === 0 && !c.closed) {
+      await new Promise<void>((resolve) => {
+        wake = resolve;
+      });
+      wake = undefined;
+    }
+    return stops.shift();
+  };
+  const settle = async <T>(p: Promise<T>): Promise<T | undefined> => {
+    try {
+      return await p;
+    } catch (error) {
+      if (!c.closed) report.problems.push(String((error as Error).message ?? error));
+      return undefined;
+    }
+  };
+
+  await settle(
+    c.request(
+      'initSuccess',
+      initSuccessInfo({
+        cwd: path.dirname(programPath),
+        isNeedB64EncodeStr: false,
+        waitConfigurationDone: true,
+      }),
+    ),
+  );
+  const bks = breakpointsFor(mode, bpLine);
+  if (bks.length > 0) await settle(c.request('setBreakPoint', { path: programPath, bks }));
+  if (mode === 'bp-elsewhere') {
+    const elsewhere = path.join(path.dirname(programPath), 'elsewhere.lua');
+    await settle(c.request('setBreakPoint', { path: elsewhere, bks: [{ type: 2, line: 1 }] }));
+  }
+  await settle(c.request('setExceptionBreakpoints', { filters: ['uncaught'] }));
+  await settle(c.request('configurationDone', {}));
+
+  let steps = mode === 'stepping' ? [...STEP_SEQUENCE] : [];
+  let reads = 3;
+  for (;;) {
+    const stop = await nextStop();
+    if (!stop || stop.kind !== 'stop') break;
+    if (stop.cmd === 'stopOnBreakpoint') report.breakpointStops++;
+    else if (stop.cmd === 'stopOnException') report.exceptionStops++;
+    else report.stepStops++;
+    if (reads > 0) {
+      reads--;
+      // What the IDE reads at a stop must not change the program either.
+      await settle(c.request('getVariable', { varRef: '10000', stackId: '2' }));
+      await settle(c.request('getVariable', { varRef: '30000', stackId: '2' }));
+    }
+    if (
+      mode === 'stepping' &&
+      report.breakpointStops === 1 &&
+      steps.length === STEP_SEQUENCE.length
+    ) {
+      await settle(c.request('setBreakPoint', { path: programPath, bks: [] }));
+    }
+    const step = steps.shift();
+    if (step && stop.cmd !== 'stopOnException') {
+      reads = Math.max(reads, 1);
+      await settle(c.request(step, {}));
+    } else {
+      steps = [];
+      await settle(c.request('continue', {}));
+    }
+  }
+  await closed;
+}

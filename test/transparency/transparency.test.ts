@@ -1,0 +1,63 @@
+/**
+ * The differential transparency suite: every corpus program (test/fixtures/transparency) must
+ * print byte-identical stdout and stderr and end with the same status plain and under the
+ * runtime, in every mode (test/transparency/modes.ts), with the pure-Lua hook and with the native
+ * accelerator, under every installed interpreter. The cases of one runtime variant run a few at
+ * a time in `before`; each program then reports as a test of its own.
+ */
+import { strict as assert } from 'node:assert';
+import * as os from 'node:os';
+import { runtimeVariants } from '../harness/interpreters';
+import { loadCorpus, runsOn } from './corpus';
+import { CaseOutcome, runCase } from './differential';
+
+const CORPUS = loadCorpus();
+const CONCURRENCY = Math.max(2, Math.min(4, os.cpus().length * 2));
+
+async function inPool<T>(jobs: (() => Promise<T>)[], width: number): Promise<T[]> {
+  const results: T[] = new Array(jobs.length);
+  let next = 0;
+  const worker = async () => {
+    while (next < jobs.length) {
+      const index = next++;
+      results[index] = await jobs[index]();
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(width, jobs.length) }, worker));
+  return results;
+}
+
+describe('transparency corpus', () => {
+  it('has at least 40 programs, each with a header and one @bp line', () => {
+    assert.ok(CORPUS.length >= 40, `only ${CORPUS.length} programs in the corpus`);
+  });
+});
+
+for (const lua of runtimeVariants()) {
+  const programs = CORPUS.filter((p) => runsOn(p, lua));
+  describe(`transparency (${lua.label})`, function () {
+    this.timeout(600_000);
+    const outcomes = new Map<string, CaseOutcome | Error>();
+
+    before(async function () {
+      this.timeout(1_800_000);
+      const jobs = programs.map((program) => async () => {
+        try {
+          outcomes.set(program.name, await runCase(lua, program));
+        } catch (error) {
+          outcomes.set(program.name, error as Error);
+        }
+      });
+      await inPool(jobs, CONCURRENCY);
+    });
+
+    for (const program of programs) {
+      it(`${program.name}: ${program.title}`, () => {
+        const outcome = outcomes.get(program.name);
+        if (outcome instanceof Error) throw outcome;
+        assert.ok(outcome, 'not run');
+        if (outcome.failures.length > 0) assert.fail(outcome.failures.join('\n'));
+      });
+    }
+  });
+}
