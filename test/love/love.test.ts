@@ -7,7 +7,7 @@ import * as assert from 'node:assert/strict';
 import { performance } from 'node:perf_hooks';
 import { DapTest, TIMEOUT_MS, freePort } from '../adapter/dapHarness';
 import { ATTACH_BOUND_S, attachRunning, gameFile, lineOf, repl, scopeValues } from './loveDebug';
-import { FrameReport, LoveGame, stopAllGames } from './loveGame';
+import { FrameReport, LoveGame, startGame, stopAllGames } from './loveGame';
 import { LoveVariant, loveMissing, loveVariants, mustRunLove } from './loveSetup';
 
 const MAIN = gameFile('main.lua');
@@ -53,9 +53,7 @@ function describeVariant(variant: LoveVariant): void {
 
     /** Starts the game with nobody listening on its port and waits until it runs its loop. */
     async function runningGame(): Promise<LoveGame> {
-      const game = new LoveGame({ port: await freePort(), native: variant.native });
-      await game.waitForMoreFrames(3, GAME_START_MS);
-      return game;
+      return startGame({ port: await freePort(), native: variant.native }, 3, GAME_START_MS);
     }
 
     async function newSession(): Promise<DapTest> {

@@ -202,6 +202,28 @@ export class LoveGame {
   }
 }
 
+/**
+ * Starts the game and waits until it runs its loop (`frames` frame lines printed). Two test
+ * runs starting Xvfb at once may pick the same display (xvfb-run -a checks the lock files, then
+ * starts the server): the loser exits with "Xvfb failed to start" and is started again.
+ */
+export async function startGame(
+  options: LoveGameOptions,
+  frames: number,
+  timeoutMs: number,
+): Promise<LoveGame> {
+  for (let attempt = 1; ; attempt++) {
+    const game = new LoveGame(options);
+    try {
+      await game.waitForMoreFrames(frames, timeoutMs);
+      return game;
+    } catch (error) {
+      await game.stop();
+      if (attempt >= 3 || !/Xvfb failed to start/.test(game.stderr)) throw error;
+    }
+  }
+}
+
 /** Sends a signal to a process that may have ended in the meantime. */
 function killQuietly(pid: number, signal: NodeJS.Signals): void {
   try {
