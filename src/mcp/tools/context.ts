@@ -177,17 +177,24 @@ function timeoutResult(
   deadline: Deadline,
   unanswered: string | undefined,
 ): ToolResult {
+  const within = `No stop within ${deadline.seconds} s (timeout_seconds).`;
   const busy = context.monitor.busyWith(session.id);
-  const what = busy
-    ? `The debugger is still busy: ${busy}`
-    : unanswered
-      ? `The debugger did not confirm ${unanswered} (the Lua side did not answer it); the program may be busy in native code, or hung.`
-      : 'The program is still running.';
+  if (busy) {
+    return {
+      status: 'timeout',
+      message:
+        `${within} The debugger is still busy: ${busy} The session goes on: start the game if ` +
+        'it waits for one, then call get_debug_state; or stop_debugging to end the wait.',
+    };
+  }
+  const what = unanswered
+    ? `The debugger did not confirm ${unanswered} (the Lua side did not answer it); the program may be busy in native code, or hung.`
+    : 'The program is still running.';
   return {
     status: 'timeout',
     message:
-      `No stop within ${deadline.seconds} s (timeout_seconds). ${what} Call continue_debugging ` +
-      'again to keep waiting, pause_debugging to stop it now, or get_debug_state to check.',
+      `${within} ${what} Call continue_debugging again to keep waiting, pause_debugging to ` +
+      'stop it now, or get_debug_state to check.',
   };
 }
 
