@@ -1,4 +1,7 @@
-/** The MCP layer's pure parts: output log paging, launch.json reading, result size limits, CLI arguments. */
+/**
+ * The MCP layer's pure parts: output log paging, launch.json reading, result size limits, CLI
+ * arguments, the agent's deadline.
+ */
 import * as assert from 'node:assert/strict';
 import { promises as fs } from 'node:fs';
 import * as os from 'node:os';
@@ -10,7 +13,14 @@ import {
   resolveVariables,
 } from '../../src/mcp/launchConfig';
 import { OutputLog } from '../../src/mcp/outputLog';
+import { DapRequestError } from '../../src/mcp/dapClient';
 import { fitToSize, toCallToolResult } from '../../src/mcp/results';
+import {
+  Deadline,
+  WaitEnded,
+  isRequestTimeout,
+  waitEndedResult,
+} from '../../src/mcp/tools/deadline';
 
 describe('OutputLog', () => {
   it('splits output into lines, holding a partial line until it ends or is read', () => {
@@ -183,5 +193,36 @@ describe('luapanda-mcp arguments', () => {
     );
     assert.throws(() => parseArgs(['--stdio', '--timeout', '0'], {}), /--timeout/);
     assert.throws(() => parseArgs(['--stdio', '--token'], {}), /needs a value/);
+  });
+});
+
+describe("the agent's deadline", () => {
+  const never = new Promise<never>(() => undefined);
+
+  it('passes a result through, and ends a wait that outlasts it with a timeout naming what hung', async () => {
+    const deadline = new Deadline(50, new AbortController().signal);
+    assert.equal(await deadline.within(Promise.resolve(7), "'next'"), 7);
+    const ended = await deadline.within(never, "'next'").catch((e: unknown) => e);
+    assert.ok(ended instanceof WaitEnded && ended.kind === 'timeout');
+    const result = waitEndedResult(ended, deadline);
+    assert.equal(result.status, 'timeout');
+    assert.match(String(result.message), /did not answer 'next' within the 0 s allowed/);
+  });
+
+  it('ends a wait at once when the client cancels', async () => {
+    const controller = new AbortController();
+    const deadline = new Deadline(60_000, controller.signal);
+    const waiting = deadline.within(never, "'pause'");
+    controller.abort();
+    const ended = await waiting.catch((e: unknown) => e);
+    assert.ok(ended instanceof WaitEnded && ended.kind === 'cancelled');
+    assert.equal(waitEndedResult(ended, deadline).status, 'interrupted');
+  });
+
+  it('tells a request the debugger gave up on from other failures', () => {
+    assert.equal(isRequestTimeout(new DapRequestError('next', 'no answer', 3011)), true);
+    assert.equal(isRequestTimeout(new DapRequestError('next', 'late', undefined, true)), true);
+    assert.equal(isRequestTimeout(new DapRequestError('next', 'not paused', 3001)), false);
+    assert.equal(isRequestTimeout(new Error('other')), false);
   });
 });
