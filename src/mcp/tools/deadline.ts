@@ -36,9 +36,9 @@ export class Deadline {
     return Math.max(0, this.end - Date.now());
   }
 
-  /** The allowance in whole seconds, as the agent gave it. */
+  /** The allowance in seconds, as the agent gave it (to a tenth). */
   get seconds(): number {
-    return Math.round(this.ms / 1000);
+    return Math.round(this.ms / 100) / 10;
   }
 
   /** `work`'s result, or `WaitEnded` once the deadline passes or the call is cancelled. */
