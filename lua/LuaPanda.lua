@@ -35,7 +35,8 @@ local function registerOwn(t)
 end
 for _, m in ipairs({ compat, json, paths, breakpoints, hook, stack, variables, eval, safe, transport,
   session, coroutines, exceptions, native, require("luapanda.wakeup"), require("luapanda.patches"),
-  require("luapanda.hosthandler"), require("luapanda.quietload"), require("luapanda.argerrors") }) do
+  require("luapanda.hosthandler"), require("luapanda.quietload"), require("luapanda.argerrors"),
+  require("luapanda.proghooks"), require("luapanda.jitview") }) do
   registerOwn(m)
 end
 breakpoints.addOwnSource(debug.getinfo(1, "S").source)
@@ -160,6 +161,7 @@ function M.getInfo()
   local state = hook.state()
   lines[#lines + 1] = "hook: enabled=" .. tostring(state.enabled) .. " breakpointsActive=" .. tostring(state.bpMode)
     .. " slow=" .. tostring(state.slow) .. " inside=" .. tostring(hook.isInside()) .. " jitForcedOff=" .. tostring(compat.jitIsForcedOff())
+  lines[#lines + 1] = "thread hook: " .. hook.describeCurrent()
   lines[#lines + 1] = native.describe()
   lines[#lines + 1] = "breakpoints: " .. breakpoints.count()
   for _, l in ipairs(breakpoints.describe()) do lines[#lines + 1] = "  " .. l end

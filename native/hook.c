@@ -213,7 +213,16 @@ static void onReturn(lua_State *L, lua_Debug *ar) {
     lua_settop(L, top);
     if (own || LPN_STALE(generation)) return;
   }
-  if (!lua_getstack(L, 1, &frame) || !lua_getinfo(L, "f", &frame)) return;
+  /* Where execution lands. (5.1: a frame a tail call replaced is a level without a function;
+     the landing frame is below it.) */
+  for (level = 1;; level++) {
+    if (!lua_getstack(L, level, &frame) || !lua_getinfo(L, "f", &frame)) {
+      lua_settop(L, top);
+      return;
+    }
+    if (!lua_isnil(L, -1)) break;
+    lua_pop(L, 1);
+  }
   mode = modeOf(L);
   has = verdictOf(L);
   if (LPN_STALE(generation)) {
@@ -234,7 +243,7 @@ static void onReturn(lua_State *L, lua_Debug *ar) {
   if (!lpn.isJIT) cacheSet(L, LPN_CI_KEY(&frame), 0);
   if (mode != LPN_MODE_INSIDE) return;
   /* Leaving a function with breakpoints: does one further down hold breakpoints? */
-  for (level = 2; lua_getstack(L, level, &frame); level++) {
+  for (level = level + 1; lua_getstack(L, level, &frame); level++) {
     if (!lua_getinfo(L, "f", &frame)) break;
     has = verdictOf(L);
     lua_settop(L, top);

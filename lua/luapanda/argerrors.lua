@@ -8,27 +8,20 @@ local M = {}
 
 local getinfo = debug.getinfo
 
---- The name an argument error gives a function called at `level` (relative to the caller):
---- the call site's name, else (5.2+) the library name the interpreter looks up, else "?".
-local function calledName(level, qualified)
-  local info = getinfo(level + 1, "n")
-  if info and info.name then return info.name end
-  if not compat.is51 then return qualified end
-  return "?"
-end
-
 --- Calls original(...) (expected to fail) and raises its error as the original would have raised
---- it for the program's call of the wrapper at `level` (relative to the caller). Returns only if
---- the original did not fail.
-function M.reraise(original, qualified, level, ...)
+--- it where the program called the wrapper; must be called by the wrapper itself. The name is the
+--- call site's (level 2 here is the wrapper), else — as 5.2+ does — the library name, else "?".
+--- Returns only if the original did not fail.
+function M.reraise(original, qualified, ...)
   local ok, message = pcall(original, ...)
   if ok then return end
   if type(message) == "string" then
-    local name = calledName(level + 1, qualified)
+    local info = getinfo(2, "n")
+    local name = (info and info.name) or (not compat.is51 and qualified) or "?"
     message = string.gsub(message, "^bad argument #(%d+) to '[^']*'", function(n)
       return "bad argument #" .. n .. " to '" .. name .. "'"
     end)
-    error(message, level + 1)
+    error(message, 3) -- 1 here, 2 the wrapper, 3 the program's call
   end
   error(message, 0)
 end

@@ -96,20 +96,24 @@ function M.onEveryGcCycle(fn)
 end
 
 --- Turns the JIT compiler off (and flushes compiled traces) while breakpoints or steps need
---- every line to run through the hook; back on afterwards. Returns false when LuaJIT refused
---- (every jit.* function raises "bad action while in __gc metamethod" inside a finalizer, where
---- the GC heartbeat runs): the caller must try again outside. Always true outside LuaJIT.
+--- every line to run through the hook; back on afterwards if the program wants it on (its own
+--- jit.on/jit.off calls are kept by jitview.lua while attached). Returns false when LuaJIT refused
+--- (every jit.* function raises "bad action while in __gc metamethod" inside a finalizer): the
+--- caller must try again outside. Always true outside LuaJIT.
 local jitForcedOff = false
+M.programWantsJit = true
+-- The originals: while attached, jit.on/off are jitview.lua's replacements.
+local jitOn, jitOff, jitFlush = jitLib and jitLib.on, jitLib and jitLib.off, jitLib and jitLib.flush
 function M.setJitNeeded(off)
   if not M.isJIT then return true end
   if off then
     -- Called every time (jit.off is idempotent), also to find out whether we may act here.
-    if not pcall(jitLib.off) then return false end
+    if not pcall(jitOff) then return false end
     jitForcedOff = true
     -- Flush every time: loops compiled before must stop bypassing the hook.
-    return (pcall(jitLib.flush))
+    return (pcall(jitFlush))
   elseif jitForcedOff then
-    if not pcall(jitLib.on) then return false end
+    if M.programWantsJit and not pcall(jitOn) then return false end
     jitForcedOff = false
   end
   return true

@@ -40,10 +40,11 @@ local function adopt(co)
   return known[co]
 end
 
-local function resume(co, ...)
+local function resume(...)
+  local co = ...
   if type(co) ~= "thread" then
-    -- Fail as the original does (its message, the program's position).
-    argerrors.reraise(raw.resume, "coroutine.resume", 2, co, ...)
+    -- Fail as the original does (its message, the program's position; `...` keeps "no value").
+    argerrors.reraise(raw.resume, "coroutine.resume", ...)
   end
   local entry = adopt(co)
   local key, handle = compat.currentThread()
@@ -57,9 +58,11 @@ local function resume(co, ...)
   resumers[co] = record
   if session.link and entry.wrap then entry.protected = session.isProtected and session.isProtected(2) end
   hook.switchTo(co)
+  hook.beforeResume(co)
   local generation = hook.generation
-  local r = pack(raw.resume(co, ...))
+  local r = pack(raw.resume(...))
   resumers[co] = nil
+  hook.afterResume(co)
   hook.switchTo(nil)
   if not compat.isJIT and generation ~= hook.generation then
     -- The debugger changed state while the coroutine ran (a step, new breakpoints): the resuming
@@ -89,8 +92,9 @@ end
 --- Registers what runs when a coroutine this module resumed dies of an error (its stack is kept).
 function M.setOnDeath(fn) onDeath = fn end
 
-local function create(f)
-  if type(f) ~= "function" then argerrors.reraise(raw.create, "coroutine.create", 2, f) end
+local function create(...)
+  local f = ...
+  if type(f) ~= "function" then argerrors.reraise(raw.create, "coroutine.create", ...) end
   local co = raw.create(f)
   adopt(co)
   return co
@@ -106,8 +110,9 @@ end
 local positionsNumbers = compat.is51 and not compat.isJIT or _VERSION == "Lua 5.2"
 local closesOnError = raw.close ~= nil
 
-local function wrap(f)
-  if type(f) ~= "function" then argerrors.reraise(raw.wrap, "coroutine.wrap", 2, f) end
+local function wrap(...)
+  local f = ...
+  if type(f) ~= "function" then argerrors.reraise(raw.wrap, "coroutine.wrap", ...) end
   local co = create(f)
   known[co].wrap = true
   return function(...)

@@ -12,6 +12,7 @@
 -- notices IDE commands. Steps, pause, entry, BP() and LuaJIT's repeat guard keep the Lua hook.
 local compat = require("luapanda.compat")
 local breakpoints = require("luapanda.breakpoints")
+local proghooks = require("luapanda.proghooks")
 
 local M = {}
 local pcall, error = pcall, error -- the originals, before exceptions.lua wraps them
@@ -37,6 +38,7 @@ local pool = setmetatable({}, { __mode = "k" })  -- coroutines we know of
 local native = nil      -- the native accelerator's module while in use (see M.useNative)
 local watching = false  -- its watcher notices IDE commands: no count hook is needed to poll
 local refreshAll        -- M.refresh, for the hooks below
+local hooksHoldThreads  -- Lua 5.2: see M.afterResume
 local jitWanted, retryJit -- LuaJIT: the compiler state wanted, and the hook that retries it
 
 -- `inside` (the runtime's own code runs) is mirrored into the C hook, which must then stay quiet.
@@ -102,7 +104,17 @@ local function pollIfOverdue()
   return generation == M.generation
 end
 
-local function newHook()
+-- Every hook function the runtime installed (weak): what is ours when a hook is found on a thread.
+local ourHooks = setmetatable({}, { __mode = "k" })
+
+--- A thread's hook. `prog` is the program's own hook on that thread (proghooks.lua), or nil: then
+--- the installed function is `chained`, which runs the runtime's hook one level deeper (LV) and
+--- then passes the program every event it asked for, by a tail call, so that its hook sees the
+--- stack exactly as if the interpreter had called it (Lua 5.1 keeps a "(tail call)" level).
+local function newHook(prog)
+  local LV = prog and 1 or 0
+  local me -- the installed function: what the session looks for on the stack
+  local countEvery, countTicks = 1, 0 -- with the program's count hook: poll on every n-th count
   local activeLines = false
   local mode = -1
   local jitBelow = false -- LuaJIT in mode 1: lines must be checked (see below)
@@ -117,7 +129,7 @@ local function newHook()
       if not enabled then
         setLuaHook(co)
         return
-      elseif native and not special then
+      elseif native and not special and not prog then
         -- The C hook in the same mode; a count only when no watcher polls for us.
         native.sethook(co, bpMode and (m < 2 and m or 2) or -1, watching and 0 or pollEvery)
         return
@@ -128,11 +140,26 @@ local function newHook()
       else
         mask = MASKS[m]
       end
-      if mask == "" and pollEvery == 0 then
+      local count = pollEvery
+      if prog then
+        -- The program's events too. With its own count hook the mask stays the same in every mode:
+        -- each debug.sethook would start its count anew, and its count events must come on time.
+        mask = prog.wants.count and "crl" or mask
+        for _, c in ipairs({ "c", "r", "l" }) do
+          if prog.wants[({ c = "call", r = "ret", l = "line" })[c]] and not string.find(mask, c, 1, true) then
+            mask = mask .. c
+          end
+        end
+        if prog.count > 0 then
+          count = prog.count
+          countEvery = pollEvery > 0 and math.max(1, math.floor(pollEvery / prog.count)) or math.huge
+        end
+      end
+      if mask == "" and count == 0 then
         setLuaHook(co) -- nothing to hook at all
       else
         if co == nil and not pollIfOverdue() then return end
-        setLuaHook(co, hook, mask, pollEvery)
+        setLuaHook(co, me, mask, count)
       end
     else
       mode = m
@@ -143,7 +170,7 @@ local function newHook()
     if inside then return end
     if guard then
       setInsideFlag(true)
-      local ok, dup, done = pcall(session.isDuplicate, line, hook)
+      local ok, dup, done = pcall(session.isDuplicate, line, me)
       setInsideFlag(false)
       if not ok or done then
         guard = false special = slow
@@ -153,22 +180,22 @@ local function newHook()
     end
     if slow then
       setInsideFlag(true)
-      pcall(session.onSlowLine, line, hook)
+      pcall(session.onSlowLine, line, me)
       setInsideFlag(false)
       return
     end
     local bp = activeLines and activeLines[line]
     if jitBelow then
       -- LuaJIT below a breakpoint function (see MASKS): does this function hold breakpoints?
-      local lines = verdict(getinfo(3, "f").func)
+      local lines = verdict(getinfo(3 + LV, "f").func)
       activeLines = lines
       bp = lines and lines[line]
     end
     if bp then
       setInsideFlag(true)
-      local lines = verdict(getinfo(3, "f").func)
+      local lines = verdict(getinfo(3 + LV, "f").func)
       activeLines = lines
-      if lines and lines[line] then pcall(session.onBreakpoint, lines[line], line, hook) end
+      if lines and lines[line] then pcall(session.onBreakpoint, lines[line], line, me) end
       setInsideFlag(false)
     end
   end
@@ -176,7 +203,7 @@ local function newHook()
     if (event == "call" or event == "tail call") and mode ~= 2 and not special and not inside then
       -- The hot case with breakpoints elsewhere: a call of a function known to hold none, which
       -- changes nothing (one getinfo and one index, no function call).
-      if verdicts[getinfo(2, "f").func] == false then return end
+      if verdicts[getinfo(2 + LV, "f").func] == false then return end
     end
     if event == "line" then
       -- The hot case: a line of a function with breakpoints, but not a breakpoint line.
@@ -189,15 +216,20 @@ local function newHook()
     end
     if inside then return end
     if event == "count" then
+      if prog then
+        countTicks = countTicks + 1
+        if countTicks < countEvery then return end
+        countTicks = 0
+      end
       lastPoll = cpuClock()
       setInsideFlag(true)
-      pcall(session.onPoll, hook)
+      pcall(session.onPoll, me)
       setInsideFlag(false)
       return
     end
     if guard and event == "return" then
       setInsideFlag(true)
-      local ok, done = pcall(session.guardReturn, hook)
+      local ok, done = pcall(session.guardReturn, me)
       setInsideFlag(false)
       if not ok or done then
         guard = false special = slow
@@ -205,15 +237,24 @@ local function newHook()
       end
     end
     if not bpMode or slow then return end
+    -- 5.1 follows a return by a "tail return" per frame a tail call replaced: the return event
+    -- already found where execution lands, and these carry nothing to act on.
+    if event == "tail return" then return end
     if event == "return" then
       if isJIT then
         -- The runtime's own functions (the coroutine wrappers) set the mode for the thread they
         -- are about to resume; their returns must not undo it.
-        local returning = getinfo(2, "f").func
+        local returning = getinfo(2 + LV, "f").func
         verdict(returning)
         if ownFunctions[returning] then return end
       end
-      local info = getinfo(3, "f")
+      local level = 3 + LV
+      local info = getinfo(level, "f")
+      -- (5.1: a frame a tail call replaced is a level without a function; look below it.)
+      while info and info.func == nil do
+        level = level + 1
+        info = getinfo(level, "f")
+      end
       if not info then return end
       local lines = verdict(info.func)
       if lines then
@@ -222,7 +263,7 @@ local function newHook()
       end
       if mode == 3 then return end
       if mode == 2 then
-        local l = 4
+        local l = level + 1
         while true do
           local below = getinfo(l, "f")
           if not below then break end
@@ -232,7 +273,7 @@ local function newHook()
         apply(0)
       end
     else -- "call" / "tail call"
-      local fn = getinfo(2, "f").func
+      local fn = getinfo(2 + LV, "f").func
       local lines = verdict(fn)
       if isJIT and ownFunctions[fn] then return end
       if lines then
@@ -245,16 +286,56 @@ local function newHook()
       end
     end
   end
-  return { fn = hook, apply = apply }
+  me = hook
+  if prog then
+    local wants, fn = prog.wants, prog.fn
+    me = function(event, line)
+      hook(event, line)
+      local wanted
+      if event == "line" then wanted = wants.line
+      elseif event == "count" then wanted = wants.count
+      elseif event == "call" or event == "tail call" then wanted = wants.call
+      else wanted = wants.ret end
+      if not wanted or inside then return end
+      -- The runtime's own code (its coroutine wrappers, its API) is not the program's, nor are
+      -- the C functions it calls.
+      local info = getinfo(2, "S")
+      if info and breakpoints.isOwnSource(info.source) then return end
+      if info and info.what == "C" and event ~= "line" and event ~= "count" then
+        local caller = getinfo(3, "S")
+        if caller and breakpoints.isOwnSource(caller.source) then return end
+      end
+      return fn(event, line)
+    end
+  end
+  ourHooks[me] = true
+  ourHooks[hook] = true
+  return { fn = me, apply = apply, prog = prog }
 end
+
+
 
 local function hookFor(key)
   local h = hooks[key]
-  if not h then
-    h = newHook()
+  local prog = proghooks.get(key)
+  if not h or h.prog ~= prog then
+    h = newHook(prog)
     hooks[key] = h
   end
   return h
+end
+
+--- Whether a hook found on a thread (a function, or "external hook" for a C hook) is ours.
+function M.isOurs(value)
+  if value == "external hook" then return native ~= nil end
+  return ourHooks[value] == true
+end
+
+--- The program set or removed its own hook on a thread: every thread gets its hook anew.
+function M.onProgramHook(key)
+  -- (The main thread's key is not its handle: it must not enter the pool of coroutines.)
+  if type(key) == "thread" and not compat.isJIT then pool[key] = true end
+  if enabled then M.refresh() end
 end
 
 -- Mode of a stack: 2 if the top user frame holds a breakpoint, 1 if one below does, else 0.
@@ -265,7 +346,8 @@ local function modeOf(co, firstLevel)
     local info
     if co then info = getinfo(co, level, "fS") else info = getinfo(level, "fS") end
     if not info then return 0, nil end
-    if info.what ~= "C" and not breakpoints.isOwnSource(info.source) then
+    -- (5.1 lists a frame a tail call replaced as a level of its own, "tail": nothing of it is left.)
+    if info.what ~= "C" and info.what ~= "tail" and not breakpoints.isOwnSource(info.source) then
       local lines = verdict(info.func)
       if lines then
         if top then return 2, lines end
@@ -320,8 +402,11 @@ function M.refresh()
   if compat.isJIT then return end -- one global hook
   for co in pairs(pool) do
     if co ~= key then
-      if coroutine.status(co) == "dead" then
+      local status = coroutine.status(co)
+      if status == "dead" then
         pool[co] = nil
+      elseif status == "suspended" and hooksHoldThreads then
+        -- (Lua 5.2: it gets its hook when it is resumed; see M.afterResume.)
       else
         local cm, clines = modeOf(co, 0)
         hookFor(co).apply(cm, clines, true, co)
@@ -340,6 +425,31 @@ function M.prepare(co)
 end
 
 refreshAll = M.refresh
+
+-- Lua 5.2 keeps every thread that has a Lua hook in a registry table with strong keys (5.3 made
+-- it weak): a suspended coroutine the program dropped would never be collected. There, a
+-- coroutine carries its hook only while it runs.
+hooksHoldThreads = _VERSION == "Lua 5.2" and not compat.isJIT
+
+--- A resume is about to run `co` (already prepared once).
+function M.beforeResume(co)
+  if hooksHoldThreads and enabled then
+    local cm, clines = modeOf(co, 0)
+    hookFor(co).apply(cm, clines, true, co)
+  end
+end
+
+--- A resume of `co` returned: a finished coroutine loses its hook (and, in 5.2, any other too).
+function M.afterResume(co)
+  local status = coroutine.status(co)
+  if status == "dead" then
+    pool[co] = nil
+    hooks[co] = nil
+    if not compat.isJIT and gethook(co) ~= nil then setLuaHook(co) end
+  elseif hooksHoldThreads and status == "suspended" and not proghooks.get(co) then
+    setLuaHook(co) -- M.beforeResume puts it back (forced)
+  end
+end
 
 --- Called by the coroutine wrappers around a resume: `co` is about to run (nil: the resumer runs
 --- again). LuaJIT has one global hook: re-evaluate it for the thread that is about to run. With
@@ -414,7 +524,14 @@ function M.state()
     native = native ~= nil, watching = watching }
 end
 
---- The hook currently set on the running thread (for diagnostics).
-function M.current() return gethook() end
+--- What is really set on the running thread (debug.gethook answers the program with its own):
+--- "none", "runtime" or "runtime (native)", "program", with the mask and count.
+function M.describeCurrent()
+  local fn, mask, count = gethook()
+  if fn == nil then return "none" end
+  local who = "program"
+  if fn == "external hook" and native then who = "runtime (native)" elseif ourHooks[fn] then who = "runtime" end
+  return who .. " mask='" .. tostring(mask) .. "' count=" .. tostring(count)
+end
 
 return M

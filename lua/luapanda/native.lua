@@ -6,6 +6,7 @@
 -- = false` (before start(), or before the next connection) keeps it off.
 local compat = require("luapanda.compat")
 local hook = require("luapanda.hook")
+local quietload = require("luapanda.quietload")
 
 local M = {}
 local pcall = pcall -- the original, before exceptions.lua wraps it
@@ -29,7 +30,10 @@ function M.load(settings)
     reason = "off (LuaPanda.settings.useNative = false)"
     return false
   end
-  local ok, loaded = pcall(require, M.moduleName)
+  -- Loaded without a package.loaded entry: the program's view of its modules stays as it was.
+  local loaded, err = quietload.load(M.moduleName)
+  local ok = loaded ~= nil
+  if not ok then loaded = err end
   if not ok then
     reason = M.moduleName .. " not found on package.cpath (" .. string.sub(firstLine(loaded), 1, 120) .. ")"
     return false

@@ -17,6 +17,8 @@ local coroutines = require("luapanda.coroutines")
 local exceptions = require("luapanda.exceptions")
 local patches = require("luapanda.patches")
 local wakeup = require("luapanda.wakeup")
+local proghooks = require("luapanda.proghooks")
+local jitview = require("luapanda.jitview")
 
 local S = {}
 local pcall, error = pcall, error -- the originals, before exceptions.lua wraps them
@@ -737,6 +739,8 @@ end
 
 --- What an attached IDE needs from the program's world: installed now, removed on detach.
 function S.onAttached()
+  proghooks.install(hook.pool(), hook.isOurs, hook.onProgramHook)
+  jitview.install()
   coroutines.install(S)
   exceptions.apply(S)
   native.attach(S.link, S.settings)
@@ -757,8 +761,11 @@ function S.disconnect(reason)
   lastAttempt = clock()
   exceptions.remove()
   coroutines.uninstall()
+  jitview.uninstall()
   patches.revertAll()
   S.updateHooks()
+  -- Our hooks are off every thread now: the program's own go back.
+  proghooks.uninstall()
 end
 
 --- start()/startServer(): remembers where the IDE is and makes the first attempt. Returns

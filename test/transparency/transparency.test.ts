@@ -12,6 +12,10 @@ import { loadCorpus, runsOn } from './corpus';
 import { CaseOutcome, runCase } from './differential';
 
 const CORPUS = loadCorpus();
+// For a developer loop: LUAPANDA_TRANSPARENCY_ONLY=<regex> runs the matching programs only.
+const ONLY = process.env.LUAPANDA_TRANSPARENCY_ONLY
+  ? new RegExp(process.env.LUAPANDA_TRANSPARENCY_ONLY)
+  : undefined;
 const CONCURRENCY = Math.max(2, Math.min(4, os.cpus().length * 2));
 
 async function inPool<T>(jobs: (() => Promise<T>)[], width: number): Promise<T[]> {
@@ -34,7 +38,7 @@ describe('transparency corpus', () => {
 });
 
 for (const lua of runtimeVariants()) {
-  const programs = CORPUS.filter((p) => runsOn(p, lua));
+  const programs = CORPUS.filter((p) => runsOn(p, lua) && (!ONLY || ONLY.test(p.name)));
   describe(`transparency (${lua.label})`, function () {
     this.timeout(600_000);
     const outcomes = new Map<string, CaseOutcome | Error>();
