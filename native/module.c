@@ -9,6 +9,9 @@
  *   running(co|nil)                    the thread that runs now (nil: the caller's)
  *   watch(fd) / unwatch()              the socket watcher (true, or nil and why)
  *   status()                           a table for LuaPanda.getInfo()/doctor()
+ *   cfunction(fn)                      a C function that calls fn with its arguments: how the
+ *                                      runtime's replacements of library functions look to the
+ *                                      program like the C functions they replace
  * Only one Lua state of a process can install it at a time (the hook state is per process).
  */
 #include <string.h>
@@ -255,10 +258,25 @@ static int l_collect(lua_State *L) {
   return 0;
 }
 
+/* The C face of a runtime replacement (upvalue 1: its Lua implementation). */
+static int trampoline(lua_State *L) {
+  lua_pushvalue(L, lua_upvalueindex(1));
+  lua_insert(L, 1);
+  lua_call(L, lua_gettop(L) - 1, LUA_MULTRET);
+  return lua_gettop(L);
+}
+
+static int l_cfunction(lua_State *L) {
+  luaL_checktype(L, 1, LUA_TFUNCTION);
+  lua_settop(L, 1);
+  lua_pushcclosure(L, trampoline, 1);
+  return 1;
+}
+
 static const luaL_Reg functions[] = {
     {"install", l_install}, {"sethook", l_sethook}, {"setluahook", l_setluahook},
     {"setinside", l_setinside}, {"running", l_running}, {"watch", l_watch},
-    {"unwatch", l_unwatch}, {"status", l_status}, {NULL, NULL}};
+    {"unwatch", l_unwatch}, {"status", l_status}, {"cfunction", l_cfunction}, {NULL, NULL}};
 
 #if defined(_WIN32)
 #define LPN_EXPORT __declspec(dllexport)

@@ -3,6 +3,7 @@
 -- this module names the function as the program's call would have named the original, and
 -- raises it at the program's position.
 local compat = require("luapanda.compat")
+local patches = require("luapanda.patches")
 
 local M = {}
 
@@ -16,12 +17,15 @@ function M.reraise(original, qualified, ...)
   local ok, message = pcall(original, ...)
   if ok then return end
   if type(message) == "string" then
-    local info = getinfo(2, "n")
+    -- 1 here, 2 the wrapper (behind a C function of its own, patches.lua, one more), then the
+    -- program's call.
+    local extra = patches.extraLevels()
+    local info = getinfo(2 + extra, "n")
     local name = (info and info.name) or (not compat.is51 and qualified) or "?"
     message = string.gsub(message, "^bad argument #(%d+) to '[^']*'", function(n)
       return "bad argument #" .. n .. " to '" .. name .. "'"
     end)
-    error(message, 3) -- 1 here, 2 the wrapper, 3 the program's call
+    error(message, 3 + extra)
   end
   error(message, 0)
 end

@@ -73,7 +73,7 @@ local function resume(...)
     pcall(onDeath, co, r[2], entry, resume)
   end
   if session.link and session.isStepping() then
-    session.onThreadLeft(co, key, stack.levelsFromCaller() - 1)
+    session.onThreadLeft(co, key, stack.levelsFromCaller() - 1 - patches.extraLevels())
   end
   return unpack(r, 1, r.n)
 end
@@ -115,7 +115,7 @@ local function wrap(...)
   if type(f) ~= "function" then argerrors.reraise(raw.wrap, "coroutine.wrap", ...) end
   local co = create(f)
   known[co].wrap = true
-  return function(...)
+  return patches.visible(function(...)
     local bodyRan = raw.status(co) == "suspended"
     local r = pack(resume(co, ...))
     if r[1] then return unpack(r, 2, r.n) end
@@ -125,9 +125,10 @@ local function wrap(...)
       if not closed then err = closeErr end
     end
     local t = type(err)
-    if t == "string" or (t == "number" and positionsNumbers) then error(err, 2) end
+    -- The caller's position: 2 is the caller, or the C function this stands behind (patches.lua).
+    if t == "string" or (t == "number" and positionsNumbers) then error(err, 2 + patches.extraLevels()) end
     error(err, 0)
-  end
+  end)
 end
 
 --- While an IDE is attached: the program's coroutine functions are replaced (patches.lua).
@@ -136,9 +137,9 @@ function M.install(s)
   session.setResumerLookup(M.resumerOf)
   local lib = compat.libs.coroutine
   if type(lib) ~= "table" then return end
-  patches.replace(lib, "create", create)
-  patches.replace(lib, "resume", resume)
-  patches.replace(lib, "wrap", wrap)
+  patches.replace(lib, "create", patches.visible(create))
+  patches.replace(lib, "resume", patches.visible(resume))
+  patches.replace(lib, "wrap", patches.visible(wrap))
 end
 
 function M.uninstall()

@@ -150,6 +150,10 @@ local function newHook(prog)
             mask = mask .. c
           end
         end
+        -- (LuaJIT drops return events when a count hook runs without a line hook.)
+        if isJIT and prog.wants.ret and count > 0 and not string.find(mask, "l", 1, true) then
+          mask = mask .. "l"
+        end
         if prog.count > 0 then
           count = prog.count
           countEvery = pollEvery > 0 and math.max(1, math.floor(pollEvery / prog.count)) or math.huge
@@ -302,7 +306,12 @@ local function newHook(prog)
       local info = getinfo(2, "S")
       if info and breakpoints.isOwnSource(info.source) then return end
       if info and info.what == "C" and event ~= "line" and event ~= "count" then
-        local caller = getinfo(3, "S")
+        -- A C function: whose is it? The first Lua function below it called it.
+        local level, caller = 3, getinfo(3, "S")
+        while caller and caller.what == "C" do
+          level = level + 1
+          caller = getinfo(level, "S")
+        end
         if caller and breakpoints.isOwnSource(caller.source) then return end
       end
       return fn(event, line)

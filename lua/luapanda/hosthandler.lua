@@ -50,6 +50,49 @@ local function report(message)
   pcall(onUncaught, message, M.handler, coroutines.deadWrapThreadAt(3))
 end
 
+local ownSource = getinfo(1, "S").short_src
+
+--- What a C frame named like `described` ("local 'w'", "function <f.lua:3>") reads in this
+--- version's tracebacks.
+local function asCFrame(described)
+  if string.sub(described, 1, 10) ~= "function <" then return "in " .. described end
+  if compat.isJIT then return "in " .. described end -- (LuaJIT shows an address: none to show)
+  if compat.is51 then return "?" end
+  return "in ?"
+end
+
+--- The traceback as the program would get it without the runtime: coroutine.wrap's error, raised
+--- again by the runtime's wrapper (a Lua function that calls error), reads as the interpreter's
+--- C wrap function; any other frame of the runtime is left out.
+local function withoutOwnFrames(text)
+  -- (While probing, the frames are ours on both sides of the comparison.)
+  if type(text) ~= "string" or probing then return text end
+  local head, frames = string.match(text, "^(.-\nstack traceback:)(.*)$")
+  if not head then return text end
+  local kept = {}
+  local prefix = "\t" .. ownSource .. ":"
+  local lines = {}
+  for line in string.gmatch(frames, "\n[^\n]*") do lines[#lines + 1] = line end
+  for i, line in ipairs(lines) do
+    local body = string.sub(line, 2)
+    if string.sub(body, 1, #prefix) == prefix then
+      if kept[#kept] == "\n\t[C]: in function 'error'" then
+        local nextLine = lines[i + 1]
+        if nextLine and string.sub(nextLine, 1, 7) == "\n\t[C]: " then
+          -- Behind a C function of its own (patches.lua): that one is what the program called.
+          kept[#kept] = nil
+        else
+          local described = string.match(body, ":%d+: in (.*)$")
+          if described then kept[#kept] = "\n\t[C]: " .. asCFrame(described) end
+        end
+      end
+    else
+      kept[#kept + 1] = line
+    end
+  end
+  return head .. table.concat(kept)
+end
+
 -- Each handler below is what one interpreter's handler returns, with the traceback taken from
 -- the handler's own frame so that it starts where the C handler's does (Lua 5.1 counts the levels
 -- it skips from the top, so the call must come from this very frame).
@@ -64,13 +107,13 @@ function handlers.lua51(message)
   if type(dbg) ~= "table" then return message end
   local tb = dbg.traceback
   if type(tb) ~= "function" then return message end
-  return tb(message, 2)
+  return withoutOwnFrames(tb(message, 2))
 end
 
 function handlers.lua52(message)
   report(message)
   local t = type(message)
-  if t == "string" or t == "number" then return traceback(message, 2) end
+  if t == "string" or t == "number" then return withoutOwnFrames(traceback(message, 2)) end
   if message == nil then return message end
   local has, result = callTostring(message)
   if has then return result end
@@ -80,10 +123,10 @@ end
 function handlers.lua53(message)
   report(message)
   local t = type(message)
-  if t == "string" or t == "number" then return traceback(message, 2) end
+  if t == "string" or t == "number" then return withoutOwnFrames(traceback(message, 2)) end
   local has, result = callTostring(message)
   if has and type(result) == "string" then return result end
-  return traceback("(error object is a " .. t .. " value)", 2)
+  return withoutOwnFrames(traceback("(error object is a " .. t .. " value)", 2))
 end
 
 function handlers.luajit(message)
@@ -96,8 +139,7 @@ function handlers.luajit(message)
     if type(result) ~= "string" and type(result) ~= "number" then return result end
     message = result
   end
-  -- LuaJIT counts a C function called from Lua (debug.traceback) as no level of its own.
-  return traceback(message, 1)
+  return withoutOwnFrames(traceback(message, 2))
 end
 
 local function pickHandler()

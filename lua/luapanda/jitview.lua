@@ -41,9 +41,9 @@ function M.install()
   if not (compat.isJIT and type(lib) == "table" and real.status) then return end
   -- The state the program has before the runtime switches anything.
   if not compat.jitIsForcedOff() then compat.programWantsJit = real.status() and true or false end
-  patches.replace(lib, "on", on)
-  patches.replace(lib, "off", off)
-  patches.replace(lib, "status", status)
+  patches.replace(lib, "on", patches.visible(on))
+  patches.replace(lib, "off", patches.visible(off))
+  patches.replace(lib, "status", patches.visible(status))
 end
 
 function M.uninstall()

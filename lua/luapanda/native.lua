@@ -7,6 +7,7 @@
 local compat = require("luapanda.compat")
 local hook = require("luapanda.hook")
 local quietload = require("luapanda.quietload")
+local patches = require("luapanda.patches")
 
 local M = {}
 local pcall = pcall -- the original, before exceptions.lua wraps it
@@ -50,6 +51,7 @@ function M.load(settings)
   end
   mod = loaded
   reason = nil
+  if type(loaded.cfunction) == "function" then patches.setCFunctionMaker(loaded.cfunction) end
   return true
 end
 

@@ -7,6 +7,23 @@ local M = {}
 
 local active = {} -- { t = table, k = key, original = value, replacement = value }, in order
 
+-- With the native accelerator a replacement is installed behind a C function of its own
+-- (native.cfunction): the program then sees a C function where it had one (debug.getinfo's
+-- `what`, its own call hooks, tracebacks), with the Lua implementation one level further in.
+local cfunction = nil
+
+function M.setCFunctionMaker(maker) cfunction = maker end
+
+--- What to install for the replacement `impl`: a C function calling it, where possible.
+function M.visible(impl)
+  if cfunction then return cfunction(impl) end
+  return impl
+end
+
+--- How many levels a replacement's implementation stands above the program's call of it, less
+--- one: 0 when it is installed as it is, 1 behind a C function.
+function M.extraLevels() return cfunction and 1 or 0 end
+
 local function find(t, k)
   for i, p in ipairs(active) do
     if rawequal(p.t, t) and rawequal(p.k, k) then return i, p end

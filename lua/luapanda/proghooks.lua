@@ -87,12 +87,14 @@ end
 --- record call passed one argument more (the private thread) when the program passed none.
 local function raiseArgError(message, shifted)
   if type(message) ~= "string" then error(message, 0) end
-  local info = getinfo(3, "n") -- 1 here, 2 sethook, 3 the program's call
+  -- 1 here, 2 sethook (behind a C function of its own, one more), then the program's call.
+  local extra = patches.extraLevels()
+  local info = getinfo(3 + extra, "n")
   local name = (info and info.name) or (not compat.is51 and "debug.sethook") or "?"
   message = string.gsub(message, "^bad argument #(%d+) to '[^']*'", function(n)
     return "bad argument #" .. (shifted and tonumber(n) - 1 or n) .. " to '" .. name .. "'"
   end)
-  error(message, 4)
+  error(message, 4 + extra)
 end
 
 --- Whether LuaJIT's debug.sethook accepts these arguments (it checks before it acts).
@@ -185,8 +187,8 @@ function M.install(threads, ours, changed)
   end
   local lib = compat.libs.debug
   if type(lib) == "table" then
-    patches.replace(lib, "sethook", sethook)
-    patches.replace(lib, "gethook", gethook)
+    patches.replace(lib, "sethook", patches.visible(sethook))
+    patches.replace(lib, "gethook", patches.visible(gethook))
   end
 end
 

@@ -1,0 +1,96 @@
+/**
+ * What a program can still tell, on purpose and documented (Docs/Doc_Common.md, "What a program
+ * can still see"): each entry names the programs, the runs and the stdout lines that may differ,
+ * and why. Everything else of those runs (other lines, stderr, the exit status) is still compared,
+ * and an entry marked `always` must keep happening, so the list cannot outlive what it describes.
+ */
+import type { LuaInterpreter } from '../harness/interpreters';
+import type { ModeName } from './modes';
+
+export interface KnownDifference {
+  readonly program: string;
+  /** The runs it applies to. */
+  applies(lua: LuaInterpreter, mode: ModeName): boolean;
+  /** Stdout lines that may differ (all of stdout when absent). */
+  readonly lines?: RegExp;
+  /** It must differ in every run it applies to (a fixed difference fails the list). */
+  readonly always: boolean;
+  readonly why: string;
+}
+
+const ATTACHED: ModeName[] = ['attached', 'bp-elsewhere', 'bp-hit', 'condition', 'stepping'];
+const attached = (mode: ModeName) => ATTACHED.includes(mode);
+const pure = (lua: LuaInterpreter) => !lua.native;
+const is51 = (lua: LuaInterpreter) => !lua.isLuaJIT && /Lua 5\.1/.test(lua.version);
+
+const LUA_REPLACEMENTS =
+  'Without the native accelerator, the library functions the runtime replaces while attached ' +
+  '(coroutine.create/resume/wrap, debug.sethook/gethook, jit.on/off/status) are Lua functions: ' +
+  "debug.getinfo(f).what is 'Lua', and a call hook of the program sees their C calls differently. " +
+  'With the accelerator they are C functions.';
+const LUA_HOOK_LEVEL =
+  'A hook function written in Lua takes one C-stack level while it runs (the interpreter calls ' +
+  'it through C): a recursion through C callbacks fails one level earlier. The native ' +
+  "accelerator's C hook takes none, except while stepping (steps run the Lua hook).";
+const TAIL_CALL_51 =
+  "The runtime hands the program's own hook its events by a tail call; Lua 5.1 shows a " +
+  '"(tail call)" level where the code that fired the event would be.';
+const COUNT_SHIFT =
+  "A count hook of the program counts the instructions of the runtime's Lua hook too (on a " +
+  'thread where the program has a hook of its own the runtime uses its Lua hook), so its events ' +
+  'come at other places.';
+const JIT_LINES =
+  "LuaJIT: with the runtime's hook in place, a line hook of the program can see a line again " +
+  'when a call returns into it.';
+
+export const KNOWN_DIFFERENCES: readonly KnownDifference[] = [
+  {
+    program: 'cstack_limit_probe.lua',
+    applies: (lua, mode) =>
+      pure(lua)
+        ? ['bp-elsewhere', 'bp-hit', 'condition', 'stepping'].includes(mode)
+        : mode === 'stepping',
+    always: true,
+    why: LUA_HOOK_LEVEL,
+  },
+  ...['introspect_getinfo.lua', 'stdlib_origin.lua'].map((program): KnownDifference => ({
+    program,
+    applies: (lua, mode) => pure(lua) && attached(mode),
+    always: true,
+    why: LUA_REPLACEMENTS,
+  })),
+  ...['hook_callret.lua', 'hook_coroutine.lua', 'hook_getinfo.lua'].map(
+    (program): KnownDifference => ({
+      program,
+      applies: (lua, mode) => pure(lua) && attached(mode),
+      always: false,
+      why: LUA_REPLACEMENTS,
+    }),
+  ),
+  {
+    program: 'hook_callret.lua',
+    applies: (lua, mode) => !pure(lua) && attached(mode),
+    lines: /^(count hook ticks|line\+count)\t/,
+    always: false,
+    why: COUNT_SHIFT,
+  },
+  ...['hook_line.lua', 'hook_getinfo.lua', 'hook_coroutine.lua', 'hook_callret.lua'].map(
+    (program): KnownDifference => ({
+      program,
+      applies: (lua, mode) => is51(lua) && attached(mode),
+      always: true,
+      why: TAIL_CALL_51,
+    }),
+  ),
+  {
+    program: 'hook_coroutine.lua',
+    applies: (lua, mode) => lua.isLuaJIT && attached(mode),
+    always: false,
+    why: JIT_LINES,
+  },
+];
+
+/** The documented differences that apply to one run. */
+export function knownFor(program: string, lua: LuaInterpreter, mode: ModeName): KnownDifference[] {
+  return KNOWN_DIFFERENCES.filter((d) => d.program === program && d.applies(lua, mode));
+}
