@@ -36,7 +36,7 @@ end
 for _, m in ipairs({ compat, json, paths, breakpoints, hook, stack, variables, eval, safe, transport,
   session, coroutines, exceptions, native, require("luapanda.wakeup"), require("luapanda.patches"),
   require("luapanda.hosthandler"), require("luapanda.quietload"), require("luapanda.argerrors"),
-  require("luapanda.proghooks"), require("luapanda.jitview") }) do
+  require("luapanda.proghooks"), require("luapanda.jitview"), require("luapanda.conditions") }) do
   registerOwn(m)
 end
 breakpoints.addOwnSource(debug.getinfo(1, "S").source)

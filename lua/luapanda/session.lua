@@ -19,6 +19,7 @@ local patches = require("luapanda.patches")
 local wakeup = require("luapanda.wakeup")
 local proghooks = require("luapanda.proghooks")
 local jitview = require("luapanda.jitview")
+local conditions = require("luapanda.conditions")
 
 local S = {}
 local pcall, error = pcall, error -- the originals, before exceptions.lua wraps them
@@ -122,13 +123,6 @@ local function codeLevel(hookFn)
     if not info then return nil end
     if info.func == hookFn then return l end -- caller sees the hook at l - 1, its code at l
   end
-end
-
-local function frameRecord(base)
-  -- `base` is relative to frameRecord's caller; here it is base + 1.
-  local total = stack.levelsFromCaller()
-  local info = getinfo(base + 1, "f")
-  return { fromBottom = total - (base + 1), func = info and info.func }
 end
 
 local function depthAt(base)
@@ -245,15 +239,14 @@ function S.stopBody(cmd, base, info, thread)
   end
 end
 
-local function interpolate(bp, frame)
+--- The logpoint's text, its expressions evaluated in the frame at `level` (relative to the caller).
+local function interpolate(bp, level)
   local out = {}
-  local scope
   for _, part in ipairs(bp.log) do
     if type(part) == "string" then
       out[#out + 1] = part
     else
-      scope = scope or eval.scope(frame)
-      local ok, value = eval.watch(frame, part.expr, scope)
+      local ok, value = conditions.evaluate(part.expr, level + 1)
       out[#out + 1] = ok and (type(value) == "string" and value or safe.tostring(value)) or ("{" .. part.expr .. ": " .. tostring(value) .. "}")
     end
   end
@@ -262,16 +255,22 @@ end
 
 --- Decides whether a breakpoint whose line was reached fires. `base` relative to the caller.
 local function breakpointFires(bp, base)
-  local frame
   if bp.condition then
-    frame = frameRecord(base + 1)
-    local ok, value = eval.watch(frame, bp.condition)
-    if not ok or not value then return false end
+    local ok, value = conditions.evaluate(bp.condition, base + 1)
+    if not ok then
+      -- Said once per breakpoint: a condition that fails is false, and the user should know why.
+      if not bp.conditionError then
+        bp.conditionError = tostring(value)
+        S.log("LuaPanda: the condition of the breakpoint at line " .. tostring(bp.line) .. " ("
+          .. bp.condition .. ") failed: " .. bp.conditionError .. "; it counts as false", 2)
+      end
+      return false
+    end
+    if not value then return false end
   end
   if not breakpoints.countHit(bp) then return false end
   if bp.kind == 1 then
-    frame = frame or frameRecord(base + 1)
-    S.log("[LogPoint Output]: " .. interpolate(bp, frame), 2, 2)
+    S.log("[LogPoint Output]: " .. interpolate(bp, base + 1), 2, 2)
     return false
   end
   return true
@@ -467,6 +466,7 @@ end
 
 function commands.setBreakPoint(info, id)
   local results = breakpoints.setFile(str(info.path, ""), info.bks)
+  conditions.reset()
   for _, r in ipairs(results) do
     if not r.verified then S.log("breakpoint at line " .. r.line .. " not set: " .. tostring(r.message), 2) end
   end

@@ -28,6 +28,48 @@ for (const lua of runtimeVariants()) {
       assert.equal(s.ide.notifications.filter((n) => n.kind === 'stop').length, 1);
     });
 
+    it('evaluates conditions against locals (innermost of a shadowed name), upvalues, globals and varargs, at any depth; a failing one is false and said once', async () => {
+      const at = (marker: string) => lineOf('conditions.lua', marker);
+      // (Lua 5.1 has no way to read a frame's varargs: there `...` is empty.)
+      const varargs = !lua.isLuaJIT && /5\.1/.test(lua.version) ? 0 : 1;
+      const bks = [
+        // x is 41 at i = 4: the second local x, not the first (40)
+        {
+          type: 0,
+          line: at('check'),
+          condition: `x == 41 and scale == 10 and i > limit and select("#", ...) == ${varargs}`,
+        },
+        { type: 0, line: at('fail'), condition: 'nosuch.field > 1' },
+        // the same condition at every depth of a 300-deep recursion: true only near the bottom
+        { type: 0, line: at('deep'), condition: 'n == 1' },
+      ];
+      // An endless condition is stopped by the instruction budget (PUC Lua; LuaJIT cannot bound it).
+      if (!lua.isLuaJIT) bks.push({ type: 0, line: at('loop'), condition: 'spin()' });
+      const s = await startSession(lua, 'conditions.lua', {
+        breakpoints: { 'conditions.lua': bks },
+      });
+      const stop = await s.ide.nextStop('stopOnBreakpoint');
+      assert.equal(topOf(stop.stack).line, at('check'));
+      const locals = await s.ide.connection.request('getVariable', {
+        varRef: '10000',
+        stackId: String(topOf(stop.stack).index),
+      });
+      assert.equal(locals.find((v) => v.name === 'i')?.value, '4');
+      await s.ide.connection.request('continue', {});
+      const bottom = await s.ide.nextStop('stopOnBreakpoint');
+      assert.equal(topOf(bottom.stack).line, at('deep'));
+      await s.ide.connection.request('continue', {});
+      assert.match(await finish(s), /total\t\d+\tdeep\t300\tfunction/);
+      assert.equal(s.ide.notifications.filter((n) => n.kind === 'stop').length, 2);
+      const said = s.ide.notifications.flatMap((n) =>
+        n.kind === 'log' && /condition of the breakpoint at line/.test(n.text) ? [n.text] : [],
+      );
+      assert.equal(said.filter((t) => t.includes('nosuch.field')).length, 1, said.join('\n'));
+      if (!lua.isLuaJIT) {
+        assert.equal(said.filter((t) => t.includes('endless loop')).length, 1, said.join('\n'));
+      }
+    });
+
     for (const [hit, expected] of [
       ['>= 4', ['4', '5']],
       ['== 2', ['2']],

@@ -1,0 +1,179 @@
+-- conditions.lua: breakpoint conditions and logpoint expressions, evaluated where the hook fires
+-- at a cost that does not depend on how deep the stack is. Each expression is compiled once per
+-- function it runs in, as a function taking that line's locals by position (their slots are the
+-- same every time the line is reached); upvalues and globals come through an environment bound to
+-- the function. An evaluation then reads the locals with debug.getlocal at a small, known level
+-- and calls the compiled function in a reused worker coroutine with an instruction budget (PUC
+-- Lua), so that a condition that errors, yields or loops cannot hurt the program.
+local compat = require("luapanda.compat")
+
+local M = {}
+
+local getinfo, getlocal, getupvalue = debug.getinfo, debug.getlocal, debug.getupvalue
+local sethook = debug.sethook
+local create, resume, status, yield = coroutine.create, coroutine.resume, coroutine.status, coroutine.yield
+local unpack = compat.unpack
+
+M.budget = 2000000
+
+-- compiled[text][fn] = { names = {...}, call = function, env = table } (weak in fn)
+local compiled = setmetatable({}, { __mode = "k" })
+
+local function isName(s)
+  return type(s) == "string" and string.match(s, "^[%a_][%w_]*$") ~= nil
+end
+
+--- The environment of an expression compiled for `fn`: its upvalues by name, then its globals.
+local function environmentFor(fn)
+  local index, globals = {}, _G
+  local i = 1
+  while true do
+    local name, value = getupvalue(fn, i)
+    if name == nil then break end
+    if name == "_ENV" and type(value) == "table" then globals = value end
+    if index[name] == nil then index[name] = i end
+    i = i + 1
+  end
+  local env = {}
+  setmetatable(env, {
+    __index = function(_, k)
+      local u = index[k]
+      if u then
+        local _, value = getupvalue(fn, u)
+        return value
+      end
+      return globals[k]
+    end,
+    -- An expression that assigns writes nothing of the program's (read-only evaluation).
+    __newindex = function(t, k, v) rawset(t, k, v) end,
+  })
+  return env
+end
+
+--- Compiles `text` for a frame whose visible locals are `names` (nil entries are hidden slots).
+local function compile(text, names, fn)
+  local params = {}
+  for i = 1, #names do params[i] = names[i] or ("_" .. i) end
+  local source = "return function(" .. table.concat(params, ", ")
+    .. (#params > 0 and ", ..." or "...") .. ") return (" .. text .. ") end"
+  local env = environmentFor(fn)
+  local chunk, err = compat.compile(source, "=(condition)", env)
+  if not chunk then return nil, err end
+  return { names = names, call = chunk(), env = env }
+end
+
+-- The worker: one coroutine that evaluates one expression per resume and yields its result
+-- behind a marker (an expression that yields on its own is told apart by the missing marker).
+local worker = nil
+local DONE = {}
+local function workerBody(call, args)
+  while true do
+    call, args = yield(DONE, call(unpack(args, 1, args.n)))
+  end
+end
+
+local function budgetExceeded()
+  error("evaluation stopped: it ran more than " .. M.budget .. " instructions (endless loop?)", 0)
+end
+
+--- Runs call(unpack(args)) in the worker. Returns true, value or false, message.
+local function run(call, args)
+  if not worker or status(worker) ~= "suspended" then
+    worker = create(workerBody)
+  end
+  if not compat.isJIT then sethook(worker, budgetExceeded, "", M.budget) end
+  local ok, marker, value = resume(worker, call, args)
+  if not ok then
+    worker = nil
+    return false, type(marker) == "string" and marker or compat.rawtostring(marker)
+  end
+  if marker ~= DONE then
+    worker = nil
+    return false, "evaluation tried to yield"
+  end
+  return true, value
+end
+
+--- The names of the locals visible at `level` (relative to the caller of this function's
+--- caller), temporaries and shadowed names hidden (false).
+local function namesAt(level)
+  local names, seen = {}, {}
+  local i = 1
+  while true do
+    local name = getlocal(level + 1, i)
+    if name == nil then break end
+    if isName(name) then
+      -- A later local of the same name shadows an earlier one.
+      if seen[name] then names[seen[name]] = false end
+      seen[name] = i
+      names[i] = name
+    else
+      names[i] = false
+    end
+    i = i + 1
+  end
+  return names
+end
+
+-- The arguments of one evaluation (one at a time: the runtime's code runs no hook of its own).
+local args = { n = 0 }
+
+--- Reads the values of the locals at `level` (relative to the caller of this function's caller)
+--- into `args`; false when the frame's locals are not the ones `names` expects.
+local function readLocals(level, names)
+  local count = #names
+  for i = 1, count do
+    local name, value = getlocal(level + 1, i)
+    if name == nil or (names[i] and name ~= names[i]) then return false end
+    args[i] = value
+  end
+  if getlocal(level + 1, count + 1) ~= nil then return false end
+  args.n = count
+  return true
+end
+
+--- Evaluates `text` in the frame at `level` (relative to the caller). Returns true, value or
+--- false, message.
+function M.evaluate(text, level)
+  local info = getinfo(level + 1, "f")
+  local fn = info and info.func
+  if type(fn) ~= "function" then return false, "no frame" end
+  local byFn = compiled[text]
+  if not byFn then
+    byFn = setmetatable({}, { __mode = "k" })
+    compiled[text] = byFn
+  end
+  local entry = byFn[fn]
+  if not entry or not readLocals(level + 1, entry.names) then
+    local err
+    entry, err = compile(text, namesAt(level + 1), fn)
+    if not entry then return false, err end
+    byFn[fn] = entry
+    readLocals(level + 1, entry.names)
+  end
+  if entry.varargs == nil then
+    entry.varargs = compat.hasVarargLocals and string.find(text, "...", 1, true) ~= nil
+  end
+  if entry.varargs then
+    local n, j = args.n, -1
+    while true do
+      local name, value = getlocal(level + 1, j)
+      if name == nil then break end
+      n = n + 1
+      args[n] = value
+      j = j - 1
+    end
+    args.n = n
+  end
+  local ok, value = run(entry.call, args)
+  for i = 1, args.n do args[i] = nil end -- keep no program value alive
+  args.n = 0
+  return ok, value
+end
+
+--- Forgets every compiled expression (breakpoints changed).
+function M.reset()
+  compiled = setmetatable({}, { __mode = "k" })
+end
+
+return M
