@@ -44,6 +44,7 @@ S.settings = {
   useNative = true,            -- use the native accelerator (luapanda_native<abi>) when found
   customGetSocketInstance = nil,
   stoppedProbeSec = 10,        -- while stopped and the IDE says nothing, check the link this often
+  tickPollSec = 0.05,          -- LuaPanda.tick() reads the IDE's commands at most this often
 }
 
 S.link = nil
@@ -606,7 +607,9 @@ function S.handle(text)
 end
 
 -- Polling while running -----------------------------------------------------------------------
+local lastPoll = 0
 local function drain()
+  lastPoll = clock()
   local link = S.link
   while link and S.link == link do
     local text, err = link:receive(0)
@@ -639,7 +642,9 @@ end
 --- commands (connected, and no hook does that). Cheap: called by the GC heartbeat and tick().
 function S.isDue()
   if S.stopped or S.handshaking or hook.isInside() then return false end
-  if S.link then return not hook.polls() end
+  -- Connected: a game that runs few instructions per frame may take seconds to reach its count
+  -- hook's next poll, so a safe point reads the link too, a few times a second at most.
+  if S.link then return clock() - lastPoll >= S.settings.tickPollSec end
   return S.attachMode and clock() - lastAttempt >= S.settings.attachInterval
 end
 
