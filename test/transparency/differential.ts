@@ -101,10 +101,15 @@ function compare(mode: string, plainRun: RunResult, gotRun: RunResult): string[]
 }
 
 /** What each mode must have seen happen, so that a mode that did nothing cannot pass. */
-function expectations(outcome: ModeOutcome): string[] {
+function expectations(outcome: ModeOutcome, plain: RunResult): string[] {
   const { mode, report } = outcome;
   const out = report.problems.map((p) => `${mode}: IDE side: ${p}`);
   if (mode === 'no-ide') return out;
+  // The IDE asks for uncaught errors only: a program that ends well caught all of its own.
+  if (plain.code === 0 && report.exceptionStops > 0) {
+    out.push(`${mode}: stopped ${report.exceptionStops} time(s) on an error the program catches`);
+  }
+  if (report.exceptionStops > 1) out.push(`${mode}: stopped more than once on an uncaught error`);
   if (!report.connected) out.push(`${mode}: the program never connected`);
   if (mode === 'bp-hit' && report.breakpointStops < 1)
     out.push(`${mode}: the breakpoint never stopped`);
@@ -155,7 +160,7 @@ export async function runCase(lua: LuaInterpreter, program: CorpusProgram): Prom
       expected = { ...expected, stdout: withoutLines(expected.stdout, difference.lines) };
       got = { ...got, stdout: withoutLines(got.stdout, difference.lines) };
     }
-    failures.push(...compare(mode, expected, got), ...expectations(outcome));
+    failures.push(...compare(mode, expected, got), ...expectations(outcome, plain));
   }
   return { plain, modes, failures, known };
 }
