@@ -44,6 +44,9 @@ breakpoints.addOwnSource(debug.getinfo(1, "S").source)
 --- One line on stderr when the debugger cannot work at all (it then changes nothing).
 local function cannotDebug(why)
   local err = io.stderr
+  -- One line: require's message lists every place it looked, one per line.
+  why = string.gsub(string.match(tostring(why), "^[^\n]*"), ":%s*$", "")
+  if string.find(why, "not found", 1, true) then why = why .. " on package.path/package.cpath" end
   if err then
     pcall(err.write, err, "LuaPanda: the debugger is off: cannot load a socket library (" .. tostring(why)
       .. "). Install luasocket for this Lua (Debian/Ubuntu: apt-get install lua-socket), add it to"

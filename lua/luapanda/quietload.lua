@@ -46,6 +46,8 @@ function M.load(name)
       if value == nil then return nil, "loading module '" .. name .. "' returned nothing" end
       return value
     elseif ok and type(loader) == "string" then
+      -- (5.1's searchers start their words with "\n\t"; 5.4's leave that to require.)
+      if string.sub(loader, 1, 1) ~= "\n" then loader = "\n\t" .. loader end
       messages[#messages + 1] = loader
     end
     i = i + 1

@@ -3,7 +3,10 @@
  * startServer (the IDE connects), stopRun (the program goes on undebugged) and LuaGarbageCollect.
  */
 import { strict as assert } from 'node:assert';
+import * as fs from 'node:fs';
 import * as net from 'node:net';
+import * as os from 'node:os';
+import * as path from 'node:path';
 import { runtimeVariants } from '../harness/interpreters';
 import { spawnLua } from '../harness/luaProcess';
 import { connectToLua, initSuccessInfo } from '../../src/protocol';
@@ -53,6 +56,35 @@ for (const lua of runtimeVariants()) {
       await s.ide.waitForClose();
       const out = await finish(s);
       assert.match(out, /custom\ttrue\ttrue\tfalse\ttrue/);
+    });
+
+    it('start() without a socket library says so in one line and changes nothing', async () => {
+      const emptyDir = fs.mkdtempSync(path.join(os.tmpdir(), 'lp-nosocket-'));
+      try {
+        // Only this folder (and no default) on package.cpath: luasocket's core cannot be found.
+        const cpath = `${path.join(emptyDir, '?.so')}`;
+        const proc = spawnLua({ ...lua, native: false }, fixture('nosocket.lua'), {
+          args: ['9'],
+          luaPath: [BUNDLE_DIR],
+          cwd: FIXTURES,
+          env: {
+            LUA_CPATH: cpath,
+            LUA_CPATH_5_2: cpath,
+            LUA_CPATH_5_3: cpath,
+            LUA_CPATH_5_4: cpath,
+          },
+        });
+        const exit = await proc.waitForExit(10_000);
+        assert.equal(exit.code, 0, proc.stderr);
+        assert.match(proc.stdout, /start\tfalse\thook\tnil\tloaded same\ttrue/);
+        const lines = proc.stderr.trim().split('\n');
+        assert.equal(lines.length, 1, proc.stderr);
+        assert.match(lines[0], /LuaPanda: the debugger is off: cannot load a socket library/);
+        assert.match(lines[0], /module 'socket\.core' not found on package\.path\/package\.cpath/);
+        assert.match(lines[0], /apt-get install lua-socket/);
+      } finally {
+        fs.rmSync(emptyDir, { recursive: true, force: true });
+      }
     });
 
     it('startServer: the IDE connects to the program', async () => {
