@@ -170,6 +170,8 @@ export const initSuccessReplySchema = wireObject({
   luaVersion: z.string().optional(),
   /** Extension: what the runtime supports beyond upstream (`pause`, `exceptions`, …). */
   features: wireArray(z.string()).optional(),
+  /** Extension: why the runtime refused the handshake (a wrong-typed field); it drops the link. */
+  error: z.string().optional(),
 });
 export type InitSuccessReply = z.output<typeof initSuccessReplySchema>;
 

@@ -30,6 +30,7 @@ export const SESSION_ERRORS = {
   'luasocket-missing': 3030,
   'runtime-load-failed': 3031,
   'interpreter-check-failed': 3032,
+  'handshake-refused': 3033,
 } as const;
 
 export type SessionErrorCode = keyof typeof SESSION_ERRORS;

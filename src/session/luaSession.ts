@@ -363,6 +363,14 @@ export class LuaSession extends EventEmitter<LuaSessionEvents> {
         `The Lua program connected but did not complete the LuaPanda handshake: ${cause.message}`,
       );
     }
+    if (reply.error !== undefined) {
+      // The runtime drops the link after a refusal, and would refuse the same settings again: the
+      // session ends with the runtime's reason (a code start() does not retry).
+      throw new SessionError(
+        'handshake-refused',
+        `The Lua runtime refused the handshake: ${reply.error}`,
+      );
+    }
     this.handshaken = connection;
     this.features = new Set(reply.features ?? []);
     this.runtimeName = reply.runtime ?? `LuaPanda ${reply.debuggerVer ?? ''}`.trim();
