@@ -73,7 +73,7 @@ for (const lua of runtimeVariants()) {
         cwd: FIXTURES,
       });
       games.push(game);
-      const ready = await game.waitForOutput(/ready\t(\w+)/, BOUND_MS);
+      const ready = await game.waitForOutput(/ready\t(\w+)\n/, BOUND_MS);
       assert.equal(ready[1], 'false', 'start() found no IDE (nothing listened yet)');
       return game;
     }
