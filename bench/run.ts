@@ -1,4 +1,5 @@
 /** `npm run bench`: every benchmark of the project, one after another, printing ratios. */
+import { runAttachBench } from './attach';
 import { runMcpBench } from './mcp';
 import { runProtocolBench } from './protocol';
 import { runRuntimeBench } from './runtime';
@@ -7,6 +8,7 @@ async function main(): Promise<void> {
   await runProtocolBench();
   await runMcpBench();
   await runRuntimeBench();
+  await runAttachBench();
 }
 
 main().catch((error: unknown) => {

@@ -1,0 +1,340 @@
+/**
+ * Attach latency of the Lua runtime (dist/lua/LuaPanda.lua): a game called `start()` while no
+ * IDE listened and runs on; how long after the IDE starts listening is its connection accepted,
+ * and its reply to `initSuccess` received? Then the IDE detaches (stopRun and a graceful close,
+ * as the adapter does) and listens again: the same for the re-attach.
+ * Programs (test/fixtures/runtime/attach_*.lua, the ones the attach tests use): "busy" allocates
+ * all the time and never calls the runtime (the GC heartbeat attaches it); "idle" allocates
+ * nothing and calls LuaPanda.tick() once per loop iteration. Each with the pure-Lua hook and with
+ * the native accelerator, on lua5.4 and luajit, at the default attachInterval (1 s), plus rows at
+ * attachInterval = 0.1 to show that the interval is what the latency is made of.
+ * The game retries at most once per attachInterval, so the latency is mostly the rest of its
+ * current cycle: each listen comes at a moment spread evenly over the cycle (as an IDE started at
+ * a random moment), and "past due" (from when the next attempt was due to the connection) shows
+ * what the mechanism adds on top: the wait for a safe point (GC cycle, tick()) and the connect.
+ * Every sample is a fresh listen; p50 and p95 (nearest rank); the variants run interleaved, two
+ * games at a time (each spins a core; the machines here may have two).
+ * Run alone: `node out/bench/attach.js` (after `npm run compile`); LUAPANDA_BENCH_ATTACH_RUNS=N
+ * sets the games per variant (default 10, one attach and one re-attach each; about 1.5 min),
+ * LUAPANDA_BENCH_LUA=lua5.4,luajit the interpreters.
+ */
+import { ChildProcess, spawn, spawnSync } from 'node:child_process';
+import * as net from 'node:net';
+import * as path from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { LuaConnection, LuaListener, initSuccessInfo } from '../src/protocol';
+import { nativeCpathEnv, nativeDirFor } from '../src/session/nativeBuilds';
+
+const ROOT = path.resolve(__dirname, '..', '..');
+const BUNDLE_DIR = path.join(ROOT, 'dist', 'lua');
+const FIXTURES = path.join(ROOT, 'test', 'fixtures', 'runtime');
+const NATIVE_DIR = nativeDirFor(BUNDLE_DIR);
+const RUNS = Number(process.env.LUAPANDA_BENCH_ATTACH_RUNS ?? 10);
+const PARALLEL = 2;
+/** Bound of every single wait (a game's start, a connection, an exit). */
+const BOUND_MS = 10_000;
+
+type Program = 'busy' | 'idle';
+interface Variant {
+  readonly lua: string;
+  readonly program: Program;
+  readonly native: boolean;
+  /** LuaPanda.settings.attachInterval, seconds. */
+  readonly interval: number;
+}
+/** Milliseconds. */
+interface Sample {
+  /** From the listen() call to the game's connection accepted. */
+  readonly accepted: number;
+  /** From the listen() call to the game's reply to initSuccess. */
+  readonly reply: number;
+  /** From the moment the game's next attempt was due (last attempt + interval) to accepted. */
+  readonly pastDue: number;
+}
+interface GameResult {
+  readonly attach: Sample;
+  readonly reattach: Sample;
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/**
+ * A free port below Linux's ephemeral range: a game retrying `connect` to an ephemeral port where
+ * nothing listens may get it as its own source port and connect to itself (see the attach tests).
+ */
+async function quietPort(): Promise<number> {
+  for (let attempt = 0; attempt < 50; attempt++) {
+    const port = 20_000 + Math.floor(Math.random() * 12_000);
+    const free = await new Promise<boolean>((resolve) => {
+      const server = net.createServer();
+      server.once('error', () => resolve(false));
+      server.listen({ port, host: '127.0.0.1' }, () => server.close(() => resolve(true)));
+    });
+    if (free) return port;
+  }
+  throw new Error('No free port found in 20000–31999');
+}
+
+/** One game process: started with nobody listening on its port. */
+class Game {
+  /** performance.now() when "ready" arrived: just after start()'s attempt failed. */
+  readyAt = 0;
+  private stdout = '';
+  private stderr = '';
+  private exitCode: number | null | undefined;
+  private readonly child: ChildProcess;
+  private readonly exited: Promise<number | null>;
+
+  constructor(
+    readonly variant: Variant,
+    port: number,
+  ) {
+    const extra = `${path.join(BUNDLE_DIR, '?.lua')};;`;
+    const env: NodeJS.ProcessEnv = {
+      ...process.env,
+      LUA_PATH: extra,
+      LUA_PATH_5_4: extra,
+      LUA_PATH_5_3: extra,
+      LUA_PATH_5_2: extra,
+      ...(variant.native && NATIVE_DIR ? nativeCpathEnv(NATIVE_DIR, process.env) : {}),
+    };
+    const script = path.join(FIXTURES, `attach_${variant.program}.lua`);
+    this.child = spawn(variant.lua, [script, String(port), String(variant.interval)], {
+      env,
+      cwd: FIXTURES,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    this.child.stdout?.setEncoding('utf8').on('data', (t: string) => {
+      this.stdout += t;
+      // Taken as the output arrives (not when ready() polls): the phase of the game's retries.
+      if (this.readyAt === 0 && /ready\t\w+\n/.test(this.stdout)) this.readyAt = performance.now();
+    });
+    this.child.stderr?.setEncoding('utf8').on('data', (t: string) => (this.stderr += t));
+    this.exited = new Promise((resolve) =>
+      this.child.once('close', (code) => {
+        this.exitCode = code;
+        resolve(code);
+      }),
+    );
+  }
+
+  /** Resolves once the game ran start() (and found nobody listening). */
+  async ready(): Promise<void> {
+    const deadline = performance.now() + BOUND_MS;
+    while (this.readyAt === 0) {
+      if (this.exitCode !== undefined || performance.now() > deadline) {
+        throw new Error(`the game did not start: ${this.describe()}`);
+      }
+      await sleep(5);
+    }
+    if (!/ready\tfalse/.test(this.stdout)) {
+      throw new Error(`something listened on the game's port already: ${this.describe()}`);
+    }
+  }
+
+  async exit(): Promise<number | null> {
+    const timeout = sleep(BOUND_MS).then(() => {
+      throw new Error(`the game did not exit: ${this.describe()}`);
+    });
+    return Promise.race([this.exited, timeout]);
+  }
+
+  kill(): void {
+    if (this.exitCode === undefined) this.child.kill('SIGKILL');
+  }
+
+  describe(): string {
+    const { lua, program, native } = this.variant;
+    return `${lua} ${program} ${native ? 'native' : 'pure'}; stdout: ${this.stdout.slice(-300)}; stderr: ${this.stderr.slice(-300)}`;
+  }
+}
+
+interface Attached {
+  readonly sample: Sample;
+  readonly listener: LuaListener;
+  readonly connection: LuaConnection;
+}
+
+/**
+ * Listens on `port` and times the game's connection and its handshake reply; `due` is when the
+ * game's next attempt was due (performance.now() time).
+ */
+async function listenAndHandshake(game: Game, port: number, due: number): Promise<Attached> {
+  const started = performance.now();
+  const listener = await LuaListener.listen({ port, host: '127.0.0.1' });
+  try {
+    const connection = await listener.waitForConnection({ timeoutMs: BOUND_MS });
+    const acceptedAt = performance.now();
+    const accepted = acceptedAt - started;
+    await connection.request(
+      'initSuccess',
+      initSuccessInfo({ cwd: FIXTURES, isNeedB64EncodeStr: false, waitConfigurationDone: true }),
+    );
+    const reply = performance.now() - started;
+    await connection.request('configurationDone', {});
+    return { sample: { accepted, reply, pastDue: acceptedAt - due }, listener, connection };
+  } catch (error) {
+    await listener.close();
+    throw new Error(`${(error as Error).message}; ${game.describe()}`);
+  }
+}
+
+/** Evaluates `expression` on the game's globals while it runs. */
+async function evaluate(connection: LuaConnection, expression: string): Promise<string> {
+  const [result] = await connection.request('runREPLExpression', {
+    Expression: expression,
+    stackId: '2',
+  });
+  return result.value;
+}
+
+/**
+ * When to listen, in ms after the game's last attempt: a random moment in stratum `stratum` of
+ * RUNS equal parts of the interval, so that every row's samples cover the whole cycle evenly
+ * (fewer games give a steadier median than purely random moments). The last 5 % of the interval
+ * is left out: the game's last attempt is seen here a little late, and a listen that came after
+ * the game's next attempt would wait a whole interval more and spoil "past due".
+ */
+function phaseDelay(variant: Variant, stratum: number): number {
+  return ((stratum + Math.random()) / RUNS) * variant.interval * 1000 * 0.95;
+}
+
+/** Sleeps until `ms` after the performance.now() time `from`. */
+function sleepUntil(from: number, ms: number): Promise<unknown> {
+  return sleep(Math.max(0, from + ms - performance.now()));
+}
+
+/** One game: the first attach, a detach, the re-attach, and the game ended through the REPL. */
+async function runGame(variant: Variant, stratum: number): Promise<GameResult> {
+  const port = await quietPort();
+  const game = new Game(variant, port);
+  const interval = variant.interval * 1000;
+  try {
+    await game.ready();
+    await sleepUntil(game.readyAt, phaseDelay(variant, stratum));
+    const first = await listenAndHandshake(game, port, game.readyAt + interval);
+    // A native number from a game that did not load the accelerator would be a pure-Lua number.
+    const info = await evaluate(first.connection, 'LuaPanda.getInfo()');
+    const inUse = /native accelerator: luapanda_native\d+ in use/.test(info);
+    if (inUse !== variant.native) {
+      throw new Error(`accelerator in use: ${inUse} (getInfo: ${info}); ${game.describe()}`);
+    }
+    // The adapter's detach: stopRun, then a graceful close; then the IDE is gone for a while.
+    // The game's disconnect right after its stopRun reply counts as its last attempt.
+    await first.connection.request('stopRun', {}, { timeoutMs: 2_000 });
+    const detachedAt = performance.now();
+    await first.connection.close();
+    await first.listener.close();
+    await sleepUntil(detachedAt, phaseDelay(variant, RUNS - 1 - stratum));
+    const second = await listenAndHandshake(game, port, detachedAt + interval);
+    await evaluate(second.connection, 'running = false');
+    const code = await game.exit();
+    await second.connection.close();
+    await second.listener.close();
+    if (code !== 0) throw new Error(`the game exited with ${code}; ${game.describe()}`);
+    return { attach: first.sample, reattach: second.sample };
+  } finally {
+    game.kill();
+  }
+}
+
+/** Nearest-rank percentile. */
+function percentile(values: number[], p: number): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.max(0, Math.ceil(p * sorted.length) - 1)];
+}
+
+function available(command: string): boolean {
+  return spawnSync(command, ['-e', 'require("socket")'], { timeout: 10_000 }).status === 0;
+}
+
+function variantsFor(interpreters: string[]): Variant[] {
+  const variants: Variant[] = [];
+  for (const lua of interpreters) {
+    for (const program of ['busy', 'idle'] as const) {
+      for (const native of [false, true]) variants.push({ lua, program, native, interval: 1 });
+    }
+  }
+  // The same programs retrying ten times as often: the latency follows the interval.
+  const fast = interpreters.includes('lua5.4') ? 'lua5.4' : interpreters[0];
+  for (const program of ['busy', 'idle'] as const) {
+    variants.push({ lua: fast, program, native: false, interval: 0.1 });
+  }
+  return variants;
+}
+
+export async function runAttachBench(): Promise<void> {
+  const only = process.env.LUAPANDA_BENCH_LUA?.split(',');
+  const interpreters = (only ?? ['lua5.4', 'luajit']).filter(available);
+  if (interpreters.length === 0) throw new Error('No Lua interpreter with luasocket found.');
+  if (!NATIVE_DIR) {
+    throw new Error('No native accelerator build in dist/native: run `npm run compile` first.');
+  }
+  const variants = variantsFor(interpreters);
+  console.log(
+    '\nAttach latency of a game started before the IDE listens, in ms, p50 / p95 of ' +
+      `${RUNS} games per row (${PARALLEL} at a time). accepted / reply: from the IDE's listen() ` +
+      "to the game's connection accepted / to its initSuccess reply, the listen coming at a " +
+      "moment spread evenly over the game's retry cycle; past due: from when the game's next " +
+      'attempt was due (its last attempt + attachInterval) to accepted, i.e. the wait for a safe ' +
+      'point plus the connect. re-attach: the same after a detach (stopRun). busy = allocates, ' +
+      'no tick(); idle = allocates nothing, LuaPanda.tick() every iteration.',
+  );
+  // Interleaved: run r of every variant before run r + 1 of any.
+  const queue: { variant: Variant; run: number }[] = [];
+  for (let run = 0; run < RUNS; run++) queue.push(...variants.map((variant) => ({ variant, run })));
+  const results = new Map<Variant, GameResult[]>(variants.map((v) => [v, []]));
+  const worker = async () => {
+    for (let job = queue.shift(); job; job = queue.shift()) {
+      try {
+        results.get(job.variant)?.push(await runGame(job.variant, job.run));
+      } catch (error) {
+        queue.length = 0; // the other worker ends its game and stops too
+        throw error;
+      }
+    }
+  };
+  const outcomes = await Promise.allSettled(Array.from({ length: PARALLEL }, worker));
+  for (const outcome of outcomes) if (outcome.status === 'rejected') throw outcome.reason;
+
+  const cell = (values: number[]) =>
+    `${percentile(values, 0.5).toFixed(0)} / ${percentile(values, 0.95).toFixed(0)}`;
+  const header = ['interpreter', 'program', 'hook', 'attachInterval'];
+  for (const kind of ['attach', 're-attach']) {
+    header.push(`${kind}: accepted`, `${kind}: reply`, `${kind}: past due`);
+  }
+  const columns = (r: GameResult[]) =>
+    [r.map((x) => x.attach), r.map((x) => x.reattach)].flatMap((samples) => [
+      cell(samples.map((x) => x.accepted)),
+      cell(samples.map((x) => x.reply)),
+      cell(samples.map((x) => x.pastDue)),
+    ]);
+  const rows = variants.map((v) => [
+    v.lua,
+    v.program,
+    v.native ? 'native' : 'pure',
+    `${v.interval} s`,
+    ...columns(results.get(v) ?? []),
+  ]);
+  // Every game at the default interval together: the figures the README quotes.
+  const atDefault = variants.filter((v) => v.interval === 1);
+  rows.push([
+    `all ${atDefault.length} rows above`,
+    'both',
+    'both',
+    '1 s',
+    ...columns(atDefault.flatMap((v) => results.get(v) ?? [])),
+  ]);
+  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i].length)));
+  const fmt = (cells: string[]) => `| ${cells.map((c, i) => c.padEnd(widths[i])).join(' | ')} |`;
+  console.log(fmt(header));
+  console.log(`|${widths.map((w) => '-'.repeat(w + 2)).join('|')}|`);
+  for (const row of rows) console.log(fmt(row));
+}
+
+if (require.main === module) {
+  runAttachBench().catch((error: unknown) => {
+    console.error(error);
+    process.exitCode = 1;
+  });
+}
