@@ -195,12 +195,19 @@ function M.filesFor(source)
   return chosen
 end
 
---- Iterates line, bp over several files' lines; a line held by two files yields the first only.
+--- Iterates line, bp over several files' lines; a line held by two files yields the first only
+--- (by path). (No Lua comparator: the hook may run this with almost no C stack left.)
 local function pairsOfLines(entries)
-  local merged = {}
-  table.sort(entries, function(a, b) return a.path < b.path end)
+  if #entries == 1 then return pairs(entries[1].lines) end
+  local byPath, order = {}, {}
   for _, entry in ipairs(entries) do
-    for line, bp in pairs(entry.lines) do
+    byPath[entry.path] = entry
+    order[#order + 1] = entry.path
+  end
+  table.sort(order)
+  local merged = {}
+  for _, p in ipairs(order) do
+    for line, bp in pairs(byPath[p].lines) do
       if merged[line] == nil then merged[line] = bp end
     end
   end
@@ -242,6 +249,10 @@ local function compute(fn)
   return found
 end
 
+--- Verdicts that could not be computed (no C stack left, no memory) since the last report.
+M.failures = 0
+M.lastFailure = nil
+
 function M.verdict(fn)
   if fn == nil then return false end
   local v = verdicts[fn]
@@ -250,7 +261,14 @@ function M.verdict(fn)
     -- from the IDE: a verdict computed across such a change is stale and must not be cached.
     for _ = 1, 3 do
       local generation = M.generation
-      v = compute(fn)
+      local ok, computed = pcall(compute, fn)
+      if not ok then
+        -- Near the C-stack limit: no verdict this time (none is cached; the next call tries again).
+        M.failures = M.failures + 1
+        M.lastFailure = computed
+        return false
+      end
+      v = computed
       if generation == M.generation then
         verdicts[fn] = v
         break

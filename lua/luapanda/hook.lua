@@ -539,7 +539,11 @@ function M.describeCurrent()
   local fn, mask, count = gethook()
   if fn == nil then return "none" end
   local who = "program"
-  if fn == "external hook" and native then who = "runtime (native)" elseif ourHooks[fn] then who = "runtime" end
+  if fn == "external hook" and native then
+    who = "runtime (native)"
+  elseif ourHooks[fn] or (type(fn) == "function" and breakpoints.isOwnSource(getinfo(fn, "S").source)) then
+    who = "runtime" -- (also the instruction budget of an evaluation the runtime runs)
+  end
   return who .. " mask='" .. tostring(mask) .. "' count=" .. tostring(count)
 end
 

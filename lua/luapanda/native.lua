@@ -100,6 +100,13 @@ function M.describe()
   return table.concat(parts, "; ")
 end
 
+--- How many of the C hook's calls into the runtime failed (no C stack left near its limit).
+function M.callbackErrors()
+  if not mod then return 0 end
+  local ok, st = pcall(mod.status)
+  return ok and type(st) == "table" and tonumber(st.callbackErrors) or 0
+end
+
 --- Whether the module is in use, for tests and diagnostics.
 function M.inUse() return mod ~= nil and reason == nil end
 

@@ -607,6 +607,29 @@ function S.handle(text)
 end
 
 -- Polling while running -----------------------------------------------------------------------
+local reportedNativeErrors = 0
+
+--- Tells the IDE what went wrong while it could not be told: a skipped stop, breakpoint checks
+--- that failed (no C stack left near its limit, in the runtime or in the native hook).
+local function reportProblems()
+  if not S.link then return end
+  if pendingProblem then
+    local text = pendingProblem
+    pendingProblem = nil
+    S.log(text, 2)
+  end
+  local failures = breakpoints.failures
+  local nativeErrors = native.callbackErrors()
+  if failures > 0 or nativeErrors > reportedNativeErrors then
+    breakpoints.failures = 0
+    local count = failures + nativeErrors - reportedNativeErrors
+    reportedNativeErrors = nativeErrors
+    S.log("LuaPanda: " .. count .. " breakpoint check(s) could not be made ("
+      .. tostring(breakpoints.lastFailure or "the C stack was full")
+      .. "): a breakpoint reached there may not have stopped", 2)
+  end
+end
+
 local lastPoll = 0
 local function drain()
   lastPoll = clock()
@@ -626,11 +649,7 @@ function S.onPoll()
   if S.stopped then return end
   if S.link then
     drain()
-    if pendingProblem and S.link then
-      local text = pendingProblem
-      pendingProblem = nil
-      S.log(text, 2)
-    end
+    reportProblems()
     return
   end
   if S.attachMode and not S.handshaking and clock() - lastAttempt >= S.settings.attachInterval then

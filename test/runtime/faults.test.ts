@@ -340,10 +340,13 @@ for (const lua of runtimeVariants()) {
     // -------------------------------------------------------------------------------------------
     // 4. A breakpoint near the C-stack limit
 
-    // PUC Lua allows about 200 nested C calls: 196 gsub levels run plainly, 197 overflow. LuaJIT
-    // has no such count on this path; its limit is the thread's C stack, which it overruns into
-    // a crash near 900 levels (8 MB stack), so it stays at a depth that is merely deep.
-    const depths = lua.isLuaJIT ? [190, 600] : [190, 196];
+    // PUC Lua allows about 200 nested C calls: 196 gsub levels run plainly, 197 overflow. A hook
+    // written in Lua is called through C and so takes one more level while it runs (with any Lua
+    // hook, the program's own too): the pure-Lua runtime goes one level less deep (documented in
+    // Docs/Doc_Common.md, "What a program can still see"). LuaJIT has no such count on this path;
+    // its limit is the thread's C stack, which it overruns into a crash near 900 levels (8 MB
+    // stack), so it stays at a depth that is merely deep.
+    const depths = lua.isLuaJIT ? [190, 600] : lua.native ? [190, 196] : [190, 195];
     for (const depth of depths) {
       it(`does not freeze the program at a breakpoint ${depth} C calls deep`, async () => {
         const s = await startSession(lua, CSTACK, {
@@ -353,8 +356,12 @@ for (const lua of runtimeVariants()) {
           },
         });
         const c = s.ide.connection;
+        // Either the stop could not be sent, or the check of the breakpoint line could not run.
         const isSkipped = (n: LuaNotification) =>
-          n.kind === 'log' && /stop \(stopOnBreakpoint\) was skipped/.test(n.text);
+          n.kind === 'log' &&
+          /stop \(stopOnBreakpoint\) was skipped|breakpoint check\(s\) could not be made/.test(
+            n.text,
+          );
         let stoppedDeep = false;
         let info = '';
         try {
