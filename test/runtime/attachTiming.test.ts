@@ -166,8 +166,9 @@ for (const lua of runtimeVariants()) {
 
     it('re-attaches after a detach and after an IDE crash (stopped or running), in a phase that allocates nothing', async () => {
       const port = await quietPort();
-      const game = await startGame(lua, IDLE, port);
-      await sleep(2_000);
+      // A short attachInterval: five sessions at the default 1 s would only make the test long.
+      const game = await startGame(lua, IDLE, port, ['0.2']);
+      await sleep(500);
       // How each session ends: a detach as the adapter does it (stopRun, then a graceful close),
       // or a crash (the socket dropped with nothing said), while stopped or while running.
       const leaves = [
@@ -192,7 +193,7 @@ for (const lua of runtimeVariants()) {
         await s.ide.close();
         ides.splice(ides.indexOf(s.ide), 1);
         // Nobody listens for a while: the game runs on, and its attempts meanwhile fail.
-        await sleep(1_500);
+        await sleep(600);
         assert.equal(game.hasExited, false, `${leave.how}: the game died; ${evidence(game)}`);
         previous = `re-attach after ${leave.how}`;
       }
@@ -202,8 +203,8 @@ for (const lua of runtimeVariants()) {
 
     it('a phase with neither allocation nor tick() waits (the documented limit); its first tick() attaches at once', async () => {
       const port = await quietPort();
-      // First phase: 3 s of CPU time spinning; the IDE listens from its start.
-      const game = await startGame(lua, TICK_ONCE, port, ['3']);
+      // First phase: 1.5 s of CPU time spinning; the IDE listens from its start.
+      const game = await startGame(lua, TICK_ONCE, port, ['1.5']);
       const s = await listenUntilStop(game, port, TICK_ONCE, 'afterTick', 'tick() once');
       await s.ide.connection.request('continue', {});
       const exit = await game.waitForExit(BOUND_MS);
