@@ -9,7 +9,6 @@ local compat = require("luapanda.compat")
 local paths = require("luapanda.paths")
 
 local M = {}
-local pcall, error = pcall, error -- the originals, before exceptions.lua wraps them
 
 local getinfo = debug.getinfo
 local byKey = {}            -- key -> { [fullPath] = { path = fullPath, lines = { [line] = bp } } }

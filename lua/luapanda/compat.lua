@@ -1,7 +1,6 @@
 -- compat.lua: every difference between Lua 5.1, 5.2, 5.3, 5.4 and LuaJIT 2.1 that the runtime
 -- depends on, isolated here so no other module tests _VERSION.
 local M = {}
-local pcall, error = pcall, error -- the originals, before exceptions.lua wraps them
 
 local jitLib = rawget(_G, "jit")
 M.isJIT = type(jitLib) == "table" and type(jitLib.version) == "string"

@@ -10,7 +10,6 @@ local patches = require("luapanda.patches")
 local argerrors = require("luapanda.argerrors")
 
 local M = {}
-local pcall, error = pcall, error -- the originals, before exceptions.lua wraps them
 
 local raw = {
   create = coroutine.create, resume = coroutine.resume, wrap = coroutine.wrap,

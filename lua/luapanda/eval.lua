@@ -7,7 +7,6 @@ local safe = require("luapanda.safe")
 local stack = require("luapanda.stack")
 
 local M = {}
-local pcall, error = pcall, error -- the originals, before exceptions.lua wraps them
 
 local getupvalue, setupvalue = debug.getupvalue, debug.setupvalue
 local pack, unpack = compat.pack, compat.unpack

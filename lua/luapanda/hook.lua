@@ -15,7 +15,6 @@ local breakpoints = require("luapanda.breakpoints")
 local proghooks = require("luapanda.proghooks")
 
 local M = {}
-local pcall, error = pcall, error -- the originals, before exceptions.lua wraps them
 
 local sethook, gethook, getinfo = debug.sethook, debug.gethook, debug.getinfo
 local verdict = breakpoints.verdict

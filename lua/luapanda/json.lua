@@ -6,7 +6,6 @@
 local compat = require("luapanda.compat")
 
 local M = {}
-local pcall, error = pcall, error -- the originals, before exceptions.lua wraps them
 
 local byte, char, format, sub, gsub, find, concat =
   string.byte, string.char, string.format, string.sub, string.gsub, string.find, table.concat

@@ -10,7 +10,6 @@ local quietload = require("luapanda.quietload")
 local patches = require("luapanda.patches")
 
 local M = {}
-local pcall = pcall -- the original, before exceptions.lua wraps it
 
 local API_VERSION = 1 -- the interface of native/module.c this runtime speaks
 local major, minor = string.match(_VERSION, "(%d+)%.(%d+)")

@@ -2,7 +2,6 @@
 -- key breakpoints are stored under (protocol doc 11.2/11.3). autoPathMode keys by file name,
 -- exact mode by the full normalised path. Results are cached per source string.
 local M = {}
-local pcall, error = pcall, error -- the originals, before exceptions.lua wraps them
 
 local config = {
   autoPathMode = true,

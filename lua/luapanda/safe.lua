@@ -5,7 +5,6 @@
 local compat = require("luapanda.compat")
 
 local M = {}
-local pcall, error = pcall, error -- the originals, before exceptions.lua wraps them
 M.budget = 2000000
 
 local create, resume, status = coroutine.create, coroutine.resume, coroutine.status

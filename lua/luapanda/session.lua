@@ -22,7 +22,6 @@ local jitview = require("luapanda.jitview")
 local conditions = require("luapanda.conditions")
 
 local S = {}
-local pcall, error = pcall, error -- the originals, before exceptions.lua wraps them
 
 local getinfo = debug.getinfo
 local MAIN = compat.MAIN

@@ -7,7 +7,6 @@ local paths = require("luapanda.paths")
 local breakpoints = require("luapanda.breakpoints")
 
 local M = {}
-local pcall, error = pcall, error -- the originals, before exceptions.lua wraps them
 
 local getinfo = debug.getinfo
 

@@ -3,7 +3,6 @@
 -- blocking or non-blocking without ever losing a partial line, and splits a line that carries
 -- several frames. Any socket error closes the link; the caller sees `nil, "closed"`.
 local M = {}
-local pcall, error = pcall, error -- the originals, before exceptions.lua wraps them
 M.__index = M
 
 local DELIMITER = "|*|"

@@ -9,7 +9,6 @@ local stack = require("luapanda.stack")
 local eval = require("luapanda.eval")
 
 local M = {}
-local pcall, error = pcall, error -- the originals, before exceptions.lua wraps them
 
 local getupvalue = debug.getupvalue
 local dgetmetatable = debug.getmetatable
