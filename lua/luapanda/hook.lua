@@ -87,11 +87,14 @@ local isJIT = compat.isJIT
 -- LuaJIT) would never get to its count event: a mode change of the running thread polls first
 -- when the last poll is longer ago than this much CPU time.
 local POLL_SECONDS = 0.05
+local CHECK_EVERY = 64 -- mode changes between two looks at the clock (os.clock is a system call)
 local cpuClock = os.clock
 local lastPoll = 0
+local changes = 0
 
 --- Polls if overdue; false when the poll changed the hooks (the caller's change is stale then).
 local function pollIfOverdue()
+  changes = 0
   if inside or not enabled or pollEvery == 0 or watching then return true end
   local now = cpuClock()
   if now - lastPoll < POLL_SECONDS then return true end
@@ -161,7 +164,9 @@ local function newHook(prog)
       if mask == "" and count == 0 then
         setLuaHook(co) -- nothing to hook at all
       else
-        if co == nil and not pollIfOverdue() then return end
+        -- (The count of mode changes is checked here: a call per change costs 10 % on call-heavy code.)
+        changes = changes + 1
+        if co == nil and changes >= CHECK_EVERY and not pollIfOverdue() then return end
         setLuaHook(co, me, mask, count)
       end
     else
