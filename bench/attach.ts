@@ -19,10 +19,10 @@
  * LUAPANDA_BENCH_LUA=lua5.4,luajit the interpreters.
  */
 import { ChildProcess, spawn, spawnSync } from 'node:child_process';
-import * as net from 'node:net';
 import * as path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { LuaConnection, LuaListener, initSuccessInfo } from '../src/protocol';
+import { quietPort } from '../test/harness/ports';
 import { nativeCpathEnv, nativeDirFor } from '../src/session/nativeBuilds';
 
 const ROOT = path.resolve(__dirname, '..', '..');
@@ -57,23 +57,6 @@ interface GameResult {
 }
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
-/**
- * A free port below Linux's ephemeral range: a game retrying `connect` to an ephemeral port where
- * nothing listens may get it as its own source port and connect to itself (see the attach tests).
- */
-async function quietPort(): Promise<number> {
-  for (let attempt = 0; attempt < 50; attempt++) {
-    const port = 20_000 + Math.floor(Math.random() * 12_000);
-    const free = await new Promise<boolean>((resolve) => {
-      const server = net.createServer();
-      server.once('error', () => resolve(false));
-      server.listen({ port, host: '127.0.0.1' }, () => server.close(() => resolve(true)));
-    });
-    if (free) return port;
-  }
-  throw new Error('No free port found in 20000–31999');
-}
 
 /** One game process: started with nobody listening on its port. */
 class Game {

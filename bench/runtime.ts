@@ -15,11 +15,11 @@
  * LUAPANDA_BENCH_LUA=lua5.4,luajit make it shorter.
  */
 import * as fs from 'node:fs';
-import * as net from 'node:net';
 import * as path from 'node:path';
 import { spawn, spawnSync } from 'node:child_process';
 import { LuaListener, initSuccessInfo } from '../src/protocol';
 import { nativeCpathEnv, nativeDirFor } from '../src/session/nativeBuilds';
+import { quietPort } from '../test/harness/ports';
 
 const ROOT = path.resolve(__dirname, '..', '..');
 const BUNDLE_DIR = path.join(ROOT, 'dist', 'lua');
@@ -146,17 +146,6 @@ function parseTime(
   return Number(m[1]);
 }
 
-async function freePort(): Promise<number> {
-  const server = net.createServer();
-  await new Promise<void>((resolve) =>
-    server.listen({ port: 0, host: '127.0.0.1' }, () => resolve()),
-  );
-  const address = server.address();
-  const port = typeof address === 'object' && address ? address.port : 0;
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
-}
-
 async function runCase(lua: string, kase: Case, workload: Workload, size: number): Promise<number> {
   const native = kase.native ? '1' : '0';
   const { situation } = kase;
@@ -167,7 +156,7 @@ async function runCase(lua: string, kase: Case, workload: Workload, size: number
       lua,
     );
   if (situation === 'detached') {
-    const port = await freePort();
+    const port = await quietPort();
     return parseTime(
       await runLua(lua, [String(port), 'detached', workload, String(size), native], kase.native),
       kase,

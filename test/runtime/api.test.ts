@@ -4,10 +4,10 @@
  */
 import { strict as assert } from 'node:assert';
 import * as fs from 'node:fs';
-import * as net from 'node:net';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { runtimeVariants } from '../harness/interpreters';
+import { quietPort } from '../harness/ports';
 import { spawnLua } from '../harness/luaProcess';
 import { connectToLua, initSuccessInfo } from '../../src/protocol';
 import {
@@ -20,17 +20,6 @@ import {
   lineOf,
   startSession,
 } from './helpers';
-
-async function freePort(): Promise<number> {
-  const server = net.createServer();
-  await new Promise<void>((resolve) =>
-    server.listen({ port: 0, host: '127.0.0.1' }, () => resolve()),
-  );
-  const address = server.address();
-  const port = typeof address === 'object' && address ? address.port : 0;
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
-}
 
 for (const lua of runtimeVariants()) {
   describe(`runtime API (${lua.label})`, function () {
@@ -88,7 +77,7 @@ for (const lua of runtimeVariants()) {
     });
 
     it('startServer: the IDE connects to the program', async () => {
-      const port = await freePort();
+      const port = await quietPort();
       const proc = spawnLua(lua, fixture('api.lua'), {
         args: [String(port), 'server'],
         luaPath: [BUNDLE_DIR],

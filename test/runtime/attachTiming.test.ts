@@ -6,8 +6,8 @@
  * native accelerator. Waits are bounded and generous; no wall-clock duration is asserted
  * (bench/attach.ts measures the latencies).
  */
+import { quietPort } from '../harness/ports';
 import { strict as assert } from 'node:assert';
-import * as net from 'node:net';
 import { LuaInterpreter, runtimeVariants } from '../harness/interpreters';
 import { LuaProcess, spawnLua } from '../harness/luaProcess';
 import { TestIde } from '../harness/testIde';
@@ -20,25 +20,6 @@ const TICK_ONCE = 'attach_tickonce.lua';
 
 /** Bound of every single wait (a connection, a stop, an exit): ten attach intervals. */
 const BOUND_MS = 10_000;
-
-/**
- * A free port below Linux's ephemeral range (32768–60999). A game retries `connect` to a port
- * where nothing listens; had the port come from that range (as `listen(0)` ports do), one retry in
- * ~28,000 gets the same port as its own source port and connects to itself (TCP simultaneous
- * open), holding the port the test wants to listen on.
- */
-async function quietPort(): Promise<number> {
-  for (let attempt = 0; attempt < 50; attempt++) {
-    const port = 20_000 + Math.floor(Math.random() * 12_000);
-    const free = await new Promise<boolean>((resolve) => {
-      const server = net.createServer();
-      server.once('error', () => resolve(false));
-      server.listen({ port, host: '127.0.0.1' }, () => server.close(() => resolve(true)));
-    });
-    if (free) return port;
-  }
-  throw new Error('No free port found in 20000–31999');
-}
 
 interface Attached {
   ide: TestIde;

@@ -5,10 +5,12 @@
  * happened), a free loopback port for an IDE that starts listening late, and the runtime's own
  * account of itself (`LuaPanda.getInfo()`) for failure messages.
  */
-import * as net from 'node:net';
 import { LuaInterpreter } from '../harness/interpreters';
 import { LuaProcess } from '../harness/luaProcess';
 import { TestIde } from '../harness/testIde';
+
+/** A loopback port nobody listens on (for a program that starts before its IDE). */
+export { quietPort as freePort } from '../harness/ports';
 import { RawIde } from './rawIde';
 
 /**
@@ -75,19 +77,6 @@ export async function closeTracked(): Promise<void> {
       await thing.close();
     }
   }
-}
-
-/** A loopback port nobody listens on (for a program that starts before its IDE). */
-export async function freePort(): Promise<number> {
-  const server = net.createServer();
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen({ port: 0, host: '127.0.0.1' }, () => resolve());
-  });
-  const address = server.address();
-  const port = typeof address === 'object' && address ? address.port : 0;
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
 }
 
 /**
