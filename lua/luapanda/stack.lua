@@ -40,8 +40,9 @@ end
 -- State of the current stop ----------------------------------------------------------------
 local frames = {}     -- id -> frame
 local list = {}       -- wire frames
+local moduleNames = nil -- function -> "module.field", for the current stop (see addFrame)
 
-function M.reset() frames, list, M.threadFrames = {}, {}, 0 end
+function M.reset() frames, list, M.threadFrames, moduleNames = {}, {}, 0, nil end
 function M.get(id) return frames[tonumber(id) or -1] end
 function M.wire() return list end
 
@@ -59,6 +60,36 @@ local function describe(info)
   end
   if info.namewhat == "method" then return ":" .. name end
   return name
+end
+
+-- The functions of loaded modules by "module.field" (one level deep), built once per stop:
+-- `util.checkHealth` names a frame better than the call site's `checkHealth`.
+local MODULE_FIELDS_LIMIT = 5000
+
+local function buildModuleNames()
+  local names = setmetatable({}, { __mode = "k" })
+  local loaded = type(package) == "table" and rawget(package, "loaded")
+  if type(loaded) ~= "table" then return names end
+  local seen = 0
+  for modname, mod in next, loaded do
+    if type(modname) == "string" and type(mod) == "table" and modname ~= "_G"
+      and modname ~= "LuaPanda" then
+      for k, v in next, mod do
+        seen = seen + 1
+        if seen > MODULE_FIELDS_LIMIT then return names end -- bounded: a huge module
+        if type(k) == "string" and type(v) == "function" and names[v] == nil then
+          names[v] = modname .. "." .. k
+        end
+      end
+    end
+  end
+  return names
+end
+
+local function moduleNameOf(fn)
+  if type(fn) ~= "function" then return nil end
+  moduleNames = moduleNames or buildModuleNames()
+  return moduleNames[fn]
 end
 
 local function addFrame(info, record, coName)
@@ -82,6 +113,11 @@ local function addFrame(info, record, coName)
     index = tostring(id),
     name = describe(info),
     coroutine = coName,
+    -- Extensions: where the function is defined (the IDE reads its name from the source) and the
+    -- loaded module that holds it, if any.
+    defined = info.what ~= "main" and info.linedefined and info.linedefined > 0
+      and tostring(info.linedefined) or nil,
+    module = info.what ~= "main" and moduleNameOf(info.func) or nil,
   }
 end
 

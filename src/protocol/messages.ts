@@ -38,6 +38,10 @@ export const stackFrameSchema = z.object({
   name: wireText.optional(),
   /** Extension: the coroutine the frame runs in (`"main"` or a thread's tostring). */
   coroutine: z.string().optional(),
+  /** Extension: the line where the frame's function is defined (absent for the main chunk). */
+  defined: wireNumber.optional(),
+  /** Extension: `module.field` of a loaded module that holds the frame's function. */
+  module: z.string().optional(),
 });
 export type LuaStackFrame = z.output<typeof stackFrameSchema>;
 

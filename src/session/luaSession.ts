@@ -31,6 +31,7 @@ import {
   buildStop,
   sameNameFakeHit,
 } from './stopSnapshot';
+import { FunctionNames } from './functionNames';
 import type {
   EvaluateResult,
   Frame,
@@ -70,6 +71,7 @@ export class LuaSession extends EventEmitter<LuaSessionEvents> {
   private readonly frameHandles = new HandleTable<Frame>();
   private readonly threadRegistry = new ThreadRegistry();
   private readonly variables = new VariableStore();
+  private readonly functionNames = new FunctionNames();
   private readonly outputLog = new OutputLog((entry) => this.emit('output', entry));
   private connector: Connector | undefined;
   private connection: SessionConnection | undefined;
@@ -459,6 +461,7 @@ export class LuaSession extends EventEmitter<LuaSessionEvents> {
         this.frameHandles.invalidate();
         const stop = buildStop(notification, {
           mapper: this.mapper,
+          names: this.functionNames,
           frames: this.frameHandles,
           threads: this.threadRegistry,
           breakpoints: this.store,

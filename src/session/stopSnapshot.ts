@@ -5,6 +5,7 @@
  */
 import type { LuaStackFrame, StopCommand } from '../protocol';
 import type { BreakpointStore } from './breakpoints';
+import type { FunctionNames } from './functionNames';
 import type { HandleTable } from './handles';
 import { SourceMapper, baseName } from './paths';
 import type { Frame, StopInfo, StopReason, Thread } from './types';
@@ -59,6 +60,8 @@ export class ThreadRegistry {
 
 export interface StopContext {
   readonly mapper: SourceMapper;
+  /** Names frames as their definitions do (optional: Lua's call-site names otherwise). */
+  readonly names?: FunctionNames;
   readonly frames: HandleTable<Frame>;
   readonly threads: ThreadRegistry;
   readonly breakpoints: BreakpointStore;
@@ -121,10 +124,14 @@ export function sameNameFakeHit(
 function toFrame(raw: LuaStackFrame, context: StopContext): Frame {
   const chunk = raw.oPath !== undefined && raw.oPath !== '' ? raw.oPath : raw.file;
   const path = context.mapper.resolve({ file: raw.file, oPath: raw.oPath });
-  const name =
+  const callSite =
     raw.name === undefined || raw.name === '' || raw.name === UPSTREAM_FRAME_NAME
       ? baseName(path ?? raw.file)
       : raw.name;
+  const name =
+    raw.defined !== undefined || raw.module !== undefined
+      ? (context.names?.frameName(path, raw.defined, raw.module, callSite) ?? callSite)
+      : callSite;
   const threadId = context.threads.idOf(raw.coroutine);
   return context.frames.allocate((id) => ({
     id,
