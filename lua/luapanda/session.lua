@@ -58,7 +58,9 @@ S.configurationDone = true
 
 local step = nil             -- { mode = "over"|"in"|"out", key = threadKey, depth = n }
 local pausePending, entryKey, bpKey = false, nil, nil
-local dupGuard = nil         -- LuaJIT: ignore one repeated line event after a stop
+-- LuaJIT: the frames stopped in whose line may fire again (one per frame: a stop inside a function
+-- called from a stopped line must not forget that line, or it stops there twice).
+local dupGuards = {}
 local lastAttempt = -math.huge
 local clock = os.time
 local serverSocket = nil
@@ -234,7 +236,11 @@ function S.stopBody(cmd, base, info, thread)
   variables.reset()
   stack.reset()
   if compat.isJIT and line then
-    dupGuard = { key = key, line = line, depth = depth, func = topFunc }
+    for i = #dupGuards, 1, -1 do
+      local g = dupGuards[i]
+      if g.key == key and g.depth >= depth then table.remove(dupGuards, i) end
+    end
+    dupGuards[#dupGuards + 1] = { key = key, line = line, depth = depth, func = topFunc }
     hook.armGuard()
   end
 end
@@ -280,28 +286,35 @@ end
 --- made from that line returns into it. Until the stopped frame moves to another line (or
 --- returns), a line event of that frame on that line is a repeat. Returns isRepeat, guardDone.
 function S.isDuplicate(line, hookFn)
-  local g = dupGuard
-  if not g then return false, true end
+  if #dupGuards == 0 then return false, true end
   local base = codeLevel(hookFn)
   if base == nil then return false, false end
   local info = getinfo(base, "f")
-  if not info or info.func ~= g.func or g.key ~= compat.currentThread() or g.depth ~= depthAt(base) then
-    return false, false -- another frame: keep watching
+  local key, depth = compat.currentThread(), depthAt(base)
+  for i = #dupGuards, 1, -1 do
+    local g = dupGuards[i]
+    if info and info.func == g.func and g.key == key and g.depth == depth then
+      if line == g.line then return true, false end
+      table.remove(dupGuards, i)
+      return false, #dupGuards == 0
+    end
   end
-  if line == g.line then return true, false end
-  dupGuard = nil
-  return false, true
+  return false, false -- another frame: keep watching
 end
 
---- A return event while the guard is armed: the stopped frame returning ends the guard.
+--- A return event while guards are armed: a stopped frame returning ends its guard.
 function S.guardReturn(hookFn)
-  local g = dupGuard
-  if not g then return true end
+  if #dupGuards == 0 then return true end
   local base = codeLevel(hookFn)
   local info = base and getinfo(base, "f")
-  if info and info.func == g.func and g.key == compat.currentThread() and g.depth == depthAt(base) then
-    dupGuard = nil
-    return true
+  if not info then return false end
+  local key, depth = compat.currentThread(), depthAt(base)
+  for i = #dupGuards, 1, -1 do
+    local g = dupGuards[i]
+    if info.func == g.func and g.key == key and g.depth == depth then
+      table.remove(dupGuards, i)
+      return #dupGuards == 0
+    end
   end
   return false
 end
@@ -734,7 +747,7 @@ function S.handshake(link)
   S.initialized = false
   S.handshakeRefused = nil
   breakpoints.clear()
-  step, pausePending, entryKey, bpKey, dupGuard = nil, false, nil, nil, nil
+  step, pausePending, entryKey, bpKey, dupGuards = nil, false, nil, nil, {}
   S.filters = { uncaught = true, caught = false }
   if not serveUntil(link, function() return S.initialized or S.handshakeRefused ~= nil end,
     S.settings.handshakeTimeoutSec) then
@@ -776,7 +789,7 @@ function S.disconnect(reason)
   S.link = nil
   S.stopped = false
   S.initialized = false
-  step, pausePending, entryKey, bpKey, dupGuard = nil, false, nil, nil, nil
+  step, pausePending, entryKey, bpKey, dupGuards = nil, false, nil, nil, {}
   breakpoints.clear()
   variables.reset()
   stack.reset()

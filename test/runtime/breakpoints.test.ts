@@ -4,7 +4,7 @@
  */
 import { strict as assert } from 'node:assert';
 import { runtimeVariants } from '../harness/interpreters';
-import { closeAll, finish, fixture, lineOf, startSession, topOf } from './helpers';
+import { closeAll, finish, fixture, line, lineOf, startSession, topOf } from './helpers';
 
 for (const lua of runtimeVariants()) {
   describe(`runtime breakpoints (${lua.label})`, function () {
@@ -68,6 +68,23 @@ for (const lua of runtimeVariants()) {
       if (!lua.isLuaJIT) {
         assert.equal(said.filter((t) => t.includes('endless loop')).length, 1, said.join('\n'));
       }
+    });
+
+    it('stops once at a line whose call stops in the callee first (LuaJIT fires the line again on return)', async () => {
+      const outer = lineOf('nested_bp.lua', 'outer');
+      const inner = lineOf('nested_bp.lua', 'inner');
+      const s = await startSession(lua, 'nested_bp.lua', {
+        breakpoints: { 'nested_bp.lua': [line(outer), line(inner)] },
+      });
+      const lines: number[] = [];
+      for (let i = 0; i < 4; i++) {
+        const stop = await s.ide.nextStop('stopOnBreakpoint');
+        lines.push(topOf(stop.stack).line);
+        await s.ide.connection.request('continue', {});
+      }
+      assert.match(await finish(s), /nested done\t8/);
+      assert.deepEqual(lines, [outer, inner, outer, inner]);
+      assert.equal(s.ide.notifications.filter((n) => n.kind === 'stop').length, 4);
     });
 
     for (const [hit, expected] of [
