@@ -1,4 +1,5 @@
 /** `npm run bench`: every benchmark of the project, one after another, printing ratios. */
+import { runAgentPathBench } from './agentPath';
 import { runAttachBench } from './attach';
 import { runMcpBench } from './mcp';
 import { runProtocolBench } from './protocol';
@@ -9,6 +10,7 @@ async function main(): Promise<void> {
   await runMcpBench();
   await runRuntimeBench();
   await runAttachBench();
+  await runAgentPathBench();
 }
 
 main().catch((error: unknown) => {
