@@ -7,6 +7,13 @@
 --   caught    pcall and xpcall are replaced (patches.lua) by versions that run the call under a
 --             message handler, so an error is seen before it unwinds. Off unless the IDE asks:
 --             a protected call then has one more frame, which a traceback inside it shows.
+--   assert    failed assert() calls, caught or not: the same machinery as both filters above,
+--             stopping only when the function that raised the error is assert (one getinfo, at
+--             the error only: the frame just above the message handler, or the dead coroutine's
+--             top frame).
+-- An uncaught error whose message is (or ends with) the error of the last coroutine that died
+-- without a stop, as `assert(coroutine.resume(co))` raises it, stops with that coroutine's frames
+-- first: its stack is still there, and that is where the error happened.
 -- Limits and what stays visible: Docs/Doc_Common.md.
 local compat = require("luapanda.compat")
 local coroutines = require("luapanda.coroutines")
@@ -18,6 +25,7 @@ local M = {}
 local raw = { pcall = pcall, xpcall = xpcall, error = error }
 M.raw = raw
 local getinfo = debug.getinfo
+local rawAssert = assert
 local pack, unpack = compat.pack, compat.unpack
 local session
 local protectors = {}
@@ -45,27 +53,87 @@ local function alreadyReported(message)
   return seen
 end
 
+--- Whether the filters ask for a stop on this error.
+local function wanted(uncaught, assertion)
+  local f = session.filters
+  if uncaught then return f.uncaught or (assertion and f.assert) or false end
+  return f.caught or (assertion and f.assert) or false
+end
+
+--- Whether what raised the error that `marker` (a message handler on the stack) handles is assert.
+local function raisedByAssert(marker)
+  for l = 2, 200 do
+    local info = getinfo(l, "f")
+    if not info then return false end
+    if info.func == marker then
+      local raiser = getinfo(l + 1, "f")
+      return raiser ~= nil and raiser.func == rawAssert
+    end
+  end
+  return false
+end
+
+--- Whether a coroutine that died of an error died in assert (its top frame is kept).
+local function diedInAssert(co)
+  local info = co and getinfo(co, 0, "f")
+  return info ~= nil and info ~= false and info.func == rawAssert
+end
+
+-- The last coroutine that died of an error, with that error; weak, so that the program's
+-- garbage is collected as without the debugger.
+local lastDeath = setmetatable({}, { __mode = "v" })
+
+--- The dead coroutine whose error `message` is, or ends with (raised again with a position in
+--- front), and that error; nothing when there is none. Forgotten once used.
+local function deadThreadOf(message)
+  local co, err = lastDeath.co, lastDeath.err
+  if co == nil or err == nil then return nil end
+  local same = rawequal(message, err) or (type(message) == "string" and type(err) == "string"
+    and #message >= #err and string.sub(message, -#err) == err)
+  if not same then return nil end
+  lastDeath.co, lastDeath.err = nil, nil
+  return co, err
+end
+
+--- `thread` (with no error of its own to tell), else the dead coroutine of `message`.
+local function threadOf(thread, message)
+  if thread then return thread, nil end
+  return deadThreadOf(message)
+end
+
 --- A coroutine died of an error, and its stack is still there. coroutine.resume returns the
 --- error (a caught error); coroutine.wrap raises it again in its caller, so there it is uncaught
 --- unless that caller is protected.
 local function onCoroutineDeath(co, err, entry, marker)
   local uncaught = entry.wrap and not entry.protected
-  if not session.filters[uncaught and "uncaught" or "caught"] or isReported(err) then return end
+  lastDeath.co, lastDeath.err = co, err
+  local assertion = diedInAssert(co)
+  if not wanted(uncaught, assertion) or isReported(err) then return end
   -- What raises it again (coroutine.wrap, a handler above) then knows it was stopped on.
   if entry.wrap then markReported(err) end
-  session.onException(err, uncaught, marker, co)
+  session.onException(err, uncaught, marker, co, assertion)
+end
+
+--- Whether the caught-error handlers must run (pcall and xpcall replaced).
+local function watchesCaught()
+  return session.link and (session.filters.caught or session.filters.assert)
 end
 
 local function caughtHandler(message)
   if not alreadyReported(message) then
     -- 1 here, 2 what raised the error: a coroutine.wrap function shows its dead coroutine's stack
-    session.onException(message, false, caughtHandler, coroutines.deadWrapThreadAt(1))
+    local thread = coroutines.deadWrapThreadAt(1)
+    local assertion = raisedByAssert(caughtHandler) or diedInAssert(thread)
+    if wanted(false, assertion) then
+      local co, coError = threadOf(thread, message)
+      session.onException(message, false, caughtHandler, co, assertion, coError)
+    end
   end
   return message
 end
 
 local function wrappedPcall(f, ...)
-  if not (session.link and session.filters.caught) then return raw.pcall(f, ...) end
+  if not watchesCaught() then return raw.pcall(f, ...) end
   if compat.is51 and not compat.isJIT then
     local args = pack(...)
     return raw.xpcall(function() return f(unpack(args, 1, args.n)) end, caughtHandler)
@@ -74,10 +142,15 @@ local function wrappedPcall(f, ...)
 end
 
 local function wrappedXpcall(f, handler, ...)
-  if not (session.link and session.filters.caught) then return raw.xpcall(f, handler, ...) end
+  if not watchesCaught() then return raw.xpcall(f, handler, ...) end
   local function h(message)
     if not alreadyReported(message) then
-      session.onException(message, false, h, coroutines.deadWrapThreadAt(1))
+      local thread = coroutines.deadWrapThreadAt(1)
+      local assertion = raisedByAssert(h) or diedInAssert(thread)
+      if wanted(false, assertion) then
+        local co, coError = threadOf(thread, message)
+        session.onException(message, false, h, co, assertion, coError)
+      end
     end
     return handler(message)
   end
@@ -112,8 +185,12 @@ function M.isProtected(level)
 end
 
 local function onUncaught(message, handler, thread)
-  if not session.link or not session.filters.uncaught or alreadyReported(message) then return end
-  session.onException(message, true, handler, thread)
+  local f = session.filters
+  if not session.link or not (f.uncaught or f.assert) or alreadyReported(message) then return end
+  local assertion = raisedByAssert(handler) or diedInAssert(thread)
+  if not wanted(true, assertion) then return end
+  local co, coError = threadOf(thread, message)
+  session.onException(message, true, handler, co, assertion, coError)
 end
 
 --- Applies the IDE's filters (called when attached and whenever the filters change).
@@ -121,8 +198,9 @@ function M.apply(s)
   session = s
   session.isProtected = function(level) return M.isProtected(level + 1) end
   coroutines.setOnDeath(onCoroutineDeath)
-  if session.filters.uncaught then hosthandler.adopt(onUncaught) else hosthandler.release() end
-  if session.filters.caught then
+  local f = session.filters
+  if f.uncaught or f.assert then hosthandler.adopt(onUncaught) else hosthandler.release() end
+  if f.caught or f.assert then
     patches.replace(_G, "pcall", wrappedPcall)
     patches.replace(_G, "xpcall", wrappedXpcall)
   else
@@ -152,8 +230,12 @@ function M.runFile(path, ...)
   rawset(_G, "arg", argTable)
   local traceback
   local function handler(message)
-    if not alreadyReported(message) and session and session.link and session.filters.uncaught then
-      session.onException(message, true, handler)
+    if not alreadyReported(message) and session and session.link then
+      local assertion = raisedByAssert(handler)
+      if wanted(true, assertion) then
+        local co, coError = deadThreadOf(message)
+        session.onException(message, true, handler, co, assertion, coError)
+      end
     end
     markReported(message) -- runFile raises it again below, through the host's handler
     local text = type(message) == "string" and message or tostring(message)

@@ -166,13 +166,14 @@ local pendingProblem = nil
 
 --- Stops the program: sends the notification and serves commands until one resumes it.
 --- `base` is the level of the stopped code relative to the caller of S.stop; `thread`, a dead
---- coroutine whose frames are shown on top (the error that ended it). Whatever fails here, the
---- program goes on: a stop that cannot reach the IDE is reported and skipped.
-function S.stop(cmd, base, info, thread)
+--- coroutine whose frames are shown on top (the error that ended it; `threadError`, that error
+--- when it differs from the one stopped on). Whatever fails here, the program goes on: a stop that
+--- cannot reach the IDE is reported and skipped.
+function S.stop(cmd, base, info, thread, threadError)
   if not S.link then return end
   local wasInside = hook.setInside(true)
   -- stopBody's caller is pcall: the code stands two levels further from it than from here.
-  local ok, problem = pcall(S.stopBody, cmd, base + 2, info, thread)
+  local ok, problem = pcall(S.stopBody, cmd, base + 2, info, thread, threadError)
   if not ok or problem then
     -- Reset what the stop set up; if the link itself failed, let it go (reattach works).
     S.stopped = false
@@ -189,10 +190,10 @@ end
 
 --- The stop itself; returns nothing when it went as planned, or the problem. `base` is relative
 --- to the caller of S.stopBody.
-function S.stopBody(cmd, base, info, thread)
+function S.stopBody(cmd, base, info, thread, threadError)
   variables.reset()
   local frames = stack.capture(base + 1, resumerOf or function() return nil end, thread,
-    info and info.exceptionText)
+    threadError or (info and info.exceptionText))
   local key = compat.currentThread()
   local total = stack.levelsFromCaller()
   local depth = total - (base + 1) + 1
@@ -378,11 +379,14 @@ function S.isStepping() return step ~= nil end
 
 -- Exceptions -------------------------------------------------------------------------------------
 --- Called from error paths (message handlers, error/assert wrappers, coroutine.resume). `marker`
---- is the function whose caller raised the error; `thread`, a coroutine the error ended.
-function S.onException(message, uncaught, marker, thread)
+--- is the function whose caller raised the error; `thread`, a coroutine the error ended;
+--- `assertion`, raised by assert (the "assert" filter stops on those, caught or not);
+--- `threadError`, the error that ended `thread` when it is not `message` itself.
+function S.onException(message, uncaught, marker, thread, assertion, threadError)
   if not S.link or S.stopped or hook.isInside() then return false end
-  if uncaught and not S.filters.uncaught then return false end
-  if not uncaught and not S.filters.caught then return false end
+  local asked = assertion and S.filters.assert
+  if uncaught and not (S.filters.uncaught or asked) then return false end
+  if not uncaught and not (S.filters.caught or asked) then return false end
   local base = 2
   if marker then
     for l = 2, 200 do
@@ -392,7 +396,8 @@ function S.onException(message, uncaught, marker, thread)
     end
   end
   local text = type(message) == "string" and message or safe.tostring(message)
-  S.stop("stopOnException", base, { exceptionText = text, uncaught = uncaught and true or false }, thread)
+  S.stop("stopOnException", base, { exceptionText = text, uncaught = uncaught and true or false }, thread,
+    threadError)
   return true
 end
 
@@ -488,10 +493,10 @@ function commands.setBreakPoint(info, id)
 end
 
 function commands.setExceptionBreakpoints(info, id)
-  local filters = { uncaught = false, caught = false }
+  local filters = { uncaught = false, caught = false, assert = false }
   if type(info.filters) == "table" then
     for _, f in ipairs(info.filters) do
-      if f == "uncaught" or f == "caught" then filters[f] = true end
+      if f == "uncaught" or f == "caught" or f == "assert" then filters[f] = true end
     end
   end
   S.filters = filters

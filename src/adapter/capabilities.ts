@@ -29,6 +29,12 @@ export const EXCEPTION_FILTERS: DebugProtocol.ExceptionBreakpointsFilter[] = [
     description: 'Stop on errors that a pcall/xpcall will catch.',
     default: false,
   },
+  {
+    filter: 'assert',
+    label: 'Failed Assertions',
+    description: 'Stop when an assert() fails, caught by pcall/xpcall or not.',
+    default: false,
+  },
 ];
 
 const RUNTIME_NOTE = 'needs our runtime; with upstream LuaPanda.lua';
@@ -56,7 +62,7 @@ export const CAPABILITY_TABLE: Table = {
   },
   exceptionBreakpointFilters: {
     value: EXCEPTION_FILTERS,
-    note: `uncaught (default) and caught errors; ${RUNTIME_NOTE} no exception stops`,
+    note: `uncaught (default) and caught errors, failed assert() calls; ${RUNTIME_NOTE} no exception stops`,
   },
   supportsStepBack: { value: false, note: '' },
   supportsSetVariable: {

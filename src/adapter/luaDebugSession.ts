@@ -228,7 +228,7 @@ export class LuaDebugSession extends LoggingDebugSession {
   ): Promise<void> {
     await this.respond(response, async () => {
       const filters = args.filters.filter(
-        (f): f is ExceptionFilter => f === 'uncaught' || f === 'caught',
+        (f): f is ExceptionFilter => f === 'uncaught' || f === 'caught' || f === 'assert',
       );
       await this.requireSession().setExceptionFilters(filters);
     });

@@ -133,7 +133,7 @@ export const runREPLExpressionRequestSchema = z.object({
 
 /** Extension: which errors stop the program. */
 export const setExceptionBreakpointsRequestSchema = z.object({
-  filters: wireArray(z.enum(['uncaught', 'caught'])),
+  filters: wireArray(z.enum(['uncaught', 'caught', 'assert'])),
 });
 
 const emptyRequestSchema = wireObject({});

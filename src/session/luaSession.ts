@@ -46,7 +46,7 @@ import type {
 } from './types';
 import { Page, VariableStore } from './variables';
 
-export type ExceptionFilter = 'uncaught' | 'caught';
+export type ExceptionFilter = 'uncaught' | 'caught' | 'assert';
 type ResumeCommand = 'continue' | 'stopOnStep' | 'stopOnStepIn' | 'stopOnStepOut';
 
 /** How long a dropped link waits for the launched program to exit, to report its exit code. */

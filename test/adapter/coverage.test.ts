@@ -32,7 +32,7 @@ describe('adapter/capabilities', () => {
     }
     assert.deepEqual(
       caps.exceptionBreakpointFilters?.map((f) => f.filter),
-      ['uncaught', 'caught'],
+      ['uncaught', 'caught', 'assert'],
     );
     assert.ok(!('supportsStepBack' in caps));
     assert.ok(Object.keys(CAPABILITY_TABLE).length >= 40);

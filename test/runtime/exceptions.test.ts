@@ -194,6 +194,56 @@ for (const lua of runtimeVariants()) {
       assert.match(s.lua.stderr, /attempt to perform arithmetic on/);
     });
 
+    for (const mode of ['attach', 'launch'] as const) {
+      it(`${mode} mode: an uncaught error raised again from a dead coroutine's error stops with the coroutine's frames first`, async () => {
+        const s = await startSession(
+          lua,
+          'coroutine_assert.lua',
+          mode === 'launch' ? { script: fixture('launcher.lua') } : {},
+        );
+        const stop = await s.ide.nextStop('stopOnException');
+        const info = stop.info as { exceptionText?: string; uncaught?: boolean };
+        assert.match(info.exceptionText ?? '', /coroutine_assert\.lua:\d+: .*attempt to index/);
+        assert.equal(info.uncaught, true);
+        assert.equal(topOf(stop.stack).line, lineOf('coroutine_assert.lua', 'fails'));
+        assert.ok(
+          stop.stack.some((f) => f.line === lineOf('coroutine_assert.lua', 'resume')),
+          'the assert that raised it again is below',
+        );
+        if (!lua.isLuaJIT) {
+          const locals = await s.ide.connection.request('getVariable', {
+            varRef: '10000',
+            stackId: String(topOf(stop.stack).index),
+          });
+          assert.equal(locals.find((v) => v.name === 'fields')?.value, 'nil');
+        }
+        await s.ide.connection.request('continue', {});
+        await finish(s, 1);
+        assert.equal(s.ide.notifications.filter((n) => n.kind === 'stop').length, 1);
+        assert.match(s.lua.stderr, /attempt to index/);
+        assert.doesNotMatch(s.lua.stdout, /not reached/);
+      });
+    }
+
+    it('the "assert" filter stops on failed asserts, caught or not, and on nothing else', async () => {
+      const s = await startSession(lua, 'coroutine_assert.lua', { exceptionFilters: ['assert'] });
+      const caught = await s.ide.nextStop('stopOnException');
+      assert.equal((caught.info as { uncaught?: boolean }).uncaught, false);
+      assert.match(
+        (caught.info as { exceptionText?: string }).exceptionText ?? '',
+        /one is not more/,
+      );
+      assert.equal(topOf(caught.stack).line, lineOf('coroutine_assert.lua', 'caughtassert'));
+      await s.ide.connection.request('continue', {});
+      const uncaught = await s.ide.nextStop('stopOnException');
+      assert.equal((uncaught.info as { uncaught?: boolean }).uncaught, true);
+      assert.equal(topOf(uncaught.stack).line, lineOf('coroutine_assert.lua', 'fails'));
+      await s.ide.connection.request('continue', {});
+      await finish(s, 1);
+      assert.equal(s.ide.notifications.filter((n) => n.kind === 'stop').length, 2);
+      assert.match(s.lua.stdout, /caught error\tfalse\t.*plain error/);
+    });
+
     it('with the "caught" filter, errors ending coroutines under resume or a protected wrap stop too, once each', async () => {
       const s = await startSession(lua, 'coroutine_errors.lua', {
         exceptionFilters: ['uncaught', 'caught'],

@@ -41,7 +41,7 @@ export interface StartOptions {
   args?: string[];
   /** Breakpoints to set before `configurationDone`, by fixture file name. */
   breakpoints?: Record<string, WireBreakpoint[]>;
-  exceptionFilters?: ('uncaught' | 'caught')[];
+  exceptionFilters?: ('uncaught' | 'caught' | 'assert')[];
   /** Script to run instead of the fixture (the fixture path is then passed as an argument). */
   script?: string;
 }
