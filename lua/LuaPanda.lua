@@ -36,7 +36,8 @@ end
 for _, m in ipairs({ compat, json, paths, breakpoints, hook, stack, variables, eval, safe, transport,
   session, coroutines, exceptions, native, require("luapanda.wakeup"), require("luapanda.patches"),
   require("luapanda.hosthandler"), require("luapanda.quietload"), require("luapanda.argerrors"),
-  require("luapanda.proghooks"), require("luapanda.jitview"), require("luapanda.conditions") }) do
+  require("luapanda.proghooks"), require("luapanda.jitview"), require("luapanda.conditions"),
+  require("luapanda.consolepipe") }) do
   registerOwn(m)
 end
 breakpoints.addOwnSource(debug.getinfo(1, "S").source)
@@ -145,6 +146,10 @@ end
 
 --- Runs a Lua file under the debugger so that uncaught errors stop before the program dies.
 function M.runFile(path, ...) return exceptions.runFile(path, ...) end
+
+--- For the IDE's launcher, which reads the program's stdout: debug-console lines (logpoints) go
+--- into stdout after `marker`, ended by a NUL, in order with the program's output.
+function M.consoleThroughStdout(marker) require("luapanda.consolepipe").enable(marker) end
 
 --- Sends text to the IDE: kind 0 output channel, 1 tip, 2 debug console.
 function M.printToVSCode(message, level, kind)

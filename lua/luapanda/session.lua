@@ -20,6 +20,7 @@ local wakeup = require("luapanda.wakeup")
 local proghooks = require("luapanda.proghooks")
 local jitview = require("luapanda.jitview")
 local conditions = require("luapanda.conditions")
+local consolepipe = require("luapanda.consolepipe")
 
 local S = {}
 
@@ -99,6 +100,8 @@ function S.log(text, level, kind)
   level = level or 1
   if S.link and level >= (S.config.logLevel or 1) then
     local cmd = (kind == 1 and "tip") or (kind == 2 and "debug_console") or (kind == 3 and "tipError") or "output"
+    -- Launch mode: in the program's stdout, in order with what it printed (consolepipe.lua).
+    if cmd == "debug_console" and consolepipe.write(text) then return end
     S.send(cmd, { logInfo = text }, "0")
   end
 end

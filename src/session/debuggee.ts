@@ -10,6 +10,7 @@ import * as path from 'node:path';
 import { ExitStatus } from './exitStatus';
 import { InterpreterChoice, programEnv, spawnInterpreter } from './interpreter';
 import { nativeCpathCode } from './nativeBuilds';
+import { CONSOLE_MARKER, StdoutConsoleSplitter } from './stdoutConsole';
 import type { OutputCategory } from './types';
 
 export interface DebuggeeSpec extends InterpreterChoice {
@@ -59,9 +60,15 @@ export class DebuggeeProcess extends EventEmitter<DebuggeeEvents> {
     readonly interpreter: string,
   ) {
     super();
+    // Logpoint lines come in stdout too, in their place (stdoutConsole.ts).
+    const splitter = new StdoutConsoleSplitter();
+    const emitPieces = (pieces: ReturnType<StdoutConsoleSplitter['push']>) => {
+      for (const piece of pieces) this.emit('output', piece.kind, piece.text);
+    };
     child.stdout
       ?.setEncoding('utf8')
-      .on('data', (text: string) => this.emit('output', 'stdout', text));
+      .on('data', (text: string) => emitPieces(splitter.push(text)))
+      .on('end', () => emitPieces(splitter.flush()));
     child.stderr?.setEncoding('utf8').on('data', (text: string) => {
       this.stderrText = (this.stderrText + text).slice(-STDERR_TAIL);
       this.emit('output', 'stderr', text);
@@ -132,7 +139,8 @@ export function luaString(text: string): string {
 /**
  * The `-e` code that runs the program: make the runtime (and the native accelerator build for
  * the interpreter's ABI) findable, unbuffer stdout (so output
- * arrives as it is printed), refuse a program that does not compile, connect, then run the
+ * arrives as it is printed), refuse a program that does not compile, have logpoint lines written
+ * into stdout (where this side reads them in order with the program's output), connect, then run the
  * program through the runtime's `runFile` (so uncaught errors stop with the stack intact) as a
  * tail call, which leaves no frame of this code on the program's stack. A runtime without
  * `runFile` (upstream's) gets the chunk called directly, with `arg` set as `lua` sets it.
@@ -151,6 +159,7 @@ export function preloadCode(spec: DebuggeeSpec): string {
   return [
     ...setup,
     'local LuaPanda = require("LuaPanda")',
+    `if LuaPanda.consoleThroughStdout then LuaPanda.consoleThroughStdout(${luaString(CONSOLE_MARKER)}) end`,
     `LuaPanda.start("127.0.0.1", ${spec.port})`,
     `if LuaPanda.runFile then return LuaPanda.runFile(${[program, ...args].join(', ')}) end`,
     `return chunk(${args.join(', ')})`,

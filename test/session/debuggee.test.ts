@@ -40,6 +40,9 @@ describe('session/debuggee', () => {
     assert.match(code, /io\.stdout:setvbuf\("no"\)/);
     assert.match(code, /loadfile\("C:\\\\game\\\\main\.lua"\)/);
     assert.match(code, /LuaPanda\.start\("127\.0\.0\.1", 40123\)/);
+    // Logpoint lines through stdout, in order with the program's output (before it runs).
+    assert.match(code, /LuaPanda\.consoleThroughStdout\("\\000LuaPanda console:"\)/);
+    assert.ok(code.indexOf('consoleThroughStdout') < code.indexOf('runFile'));
     assert.match(code, /return LuaPanda\.runFile\("C:\\\\game\\\\main\.lua", "--level", "3"\)/);
     assert.match(code, /arg = \{ \[0\] = "C:\\\\game\\\\main\.lua", "--level", "3" \}/);
   });
