@@ -78,7 +78,9 @@ class Agent {
 
 function topVariables(result: Result): Variable[] {
   const stop = result.stop_event_data as Result | undefined;
-  const scopes = [stop?.top_frame_variables, ...((stop?.top_frame_scopes as unknown[]) ?? [])];
+  const top = stop?.top_frame_variables as { upvalues?: unknown } | undefined;
+  // The upvalues come as a scope of their own inside top_frame_variables.
+  const scopes = [top, top?.upvalues, ...((stop?.top_frame_scopes as unknown[]) ?? [])];
   const out: Variable[] = [];
   for (const scope of scopes) {
     const vars = (scope as { variables?: Variable[] } | undefined)?.variables;

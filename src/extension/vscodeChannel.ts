@@ -9,9 +9,10 @@
 import { randomUUID } from 'node:crypto';
 import type { DebugProtocol } from '@vscode/debugprotocol';
 import * as vscode from 'vscode';
-import { DebugChannel, DebugSessionPort, LaunchConfiguration } from '../mcp/channel';
+import { DebugChannel, DebugSessionPort, LaunchConfiguration, StartOptions } from '../mcp/channel';
 import { VscodeBreakpoints } from './vscodeBreakpoints';
 import { ChannelEventSource } from '../mcp/channelEvents';
+import { ExceptionFilterState } from '../mcp/exceptionFilters';
 
 /** Marks the configurations the channel starts, so it can find the session VS Code creates. */
 const START_MARKER = '__luapandaMcpStart';
@@ -39,6 +40,7 @@ class VscodeSessionPort implements DebugSessionPort {
   /** The session (this or a child) that stopped last: thread requests go there. */
   focus: vscode.DebugSession;
   ended = false;
+  readonly exceptionFilters = new ExceptionFilterState();
 
   constructor(readonly session: vscode.DebugSession) {
     this.focus = session;
@@ -74,6 +76,8 @@ export class VscodeDebugChannel
   private readonly rootOf = new Map<string, VscodeSessionPort>();
   /** Launch or attach failures seen by the tracker, by start marker. */
   private readonly startFailures = new Map<string, string>();
+  /** Exception filters a tool asked for at start, by start marker. */
+  private readonly startFilters = new Map<string, readonly string[]>();
   private readonly subscriptions: vscode.Disposable[] = [];
 
   constructor() {
@@ -94,9 +98,10 @@ export class VscodeDebugChannel
 
   async startDebugging(
     config: LaunchConfiguration,
-    options: { noDebug: boolean },
+    options: StartOptions,
   ): Promise<DebugSessionPort> {
     const marker = randomUUID();
+    if (options.exceptionFilters) this.startFilters.set(marker, options.exceptionFilters);
     const folder = vscode.workspace.workspaceFolders?.[0];
     let onStarted: ((port: DebugSessionPort) => void) | undefined;
     const found = new Promise<VscodeSessionPort>((resolve) => {
@@ -126,6 +131,7 @@ export class VscodeDebugChannel
       return port;
     } finally {
       this.startFailures.delete(marker);
+      this.startFilters.delete(marker);
       if (onStarted) this.emitter.off('started', onStarted);
     }
   }
@@ -191,16 +197,31 @@ export class VscodeDebugChannel
     const root = this.register(session);
     const marker = session.configuration[START_MARKER] as string | undefined;
     const pending = new Map<number, DebugProtocol.Request>();
+    // The agent's exception filters for this start, applied once VS Code has configured it.
+    let startFilters = marker !== undefined ? this.startFilters.get(marker) : undefined;
+    if (marker !== undefined) this.startFilters.delete(marker);
     return {
       onWillReceiveMessage: (message: DebugProtocol.ProtocolMessage) => {
         if (message.type !== 'request') return;
         const request = message as DebugProtocol.Request;
+        root.exceptionFilters.noteRequest(request.command, request.arguments);
         if (
           request.command === 'setBreakpoints' ||
           request.command === 'launch' ||
-          request.command === 'attach'
+          request.command === 'attach' ||
+          request.command === 'initialize'
         ) {
           pending.set(request.seq, request);
+        }
+        if (request.command === 'configurationDone' && startFilters) {
+          // VS Code has just sent the Breakpoints view's filters; the agent's replace them right
+          // after, before the program runs (the adapter holds it until configurationDone, and
+          // a Lua program connects later still).
+          const filters = startFilters;
+          startFilters = undefined;
+          Promise.resolve(session.customRequest('setExceptionBreakpoints', { filters })).catch(
+            () => undefined,
+          );
         }
       },
       onDidSendMessage: (message: DebugProtocol.ProtocolMessage) => {
@@ -209,7 +230,12 @@ export class VscodeDebugChannel
           const request = pending.get(response.request_seq);
           if (!request) return;
           pending.delete(response.request_seq);
-          if (request.command === 'setBreakpoints') {
+          if (request.command === 'initialize') {
+            if (response.success)
+              root.exceptionFilters.noteCapabilities(
+                (response as DebugProtocol.InitializeResponse).body,
+              );
+          } else if (request.command === 'setBreakpoints') {
             this.breakpoints.onSetBreakpoints(
               session.id,
               request.arguments as DebugProtocol.SetBreakpointsArguments,

@@ -5,6 +5,7 @@
  * Code's own debug API, so the same tools drive any debugger the user has.
  */
 import type { DebugProtocol } from '@vscode/debugprotocol';
+import type { ExceptionFilterState } from './exceptionFilters';
 
 export interface Disposable {
   dispose(): void;
@@ -18,6 +19,17 @@ export interface DebugSessionPort {
   readonly type: string;
   /** Sends a DAP request and resolves with the response body; rejects with the adapter's message. */
   customRequest(command: string, args?: unknown): Promise<unknown>;
+  /** The exception filters in effect (as last sent to the debugger) and those it offers. */
+  readonly exceptionFilters: ExceptionFilterState;
+}
+
+export interface StartOptions {
+  noDebug: boolean;
+  /**
+   * Exception filters to apply before the program runs, instead of the debugger's defaults (or,
+   * in VS Code, the Breakpoints view's choice).
+   */
+  exceptionFilters?: readonly string[];
 }
 
 /** A launch configuration as written in launch.json. */
@@ -60,10 +72,7 @@ export interface DebugChannel {
   /** Absolute paths of the workspace folders; the first is the default. */
   workspaceFolders(): string[];
   /** Starts a session; resolves once the debugger accepted the launch or attach. */
-  startDebugging(
-    config: LaunchConfiguration,
-    options: { noDebug: boolean },
-  ): Promise<DebugSessionPort>;
+  startDebugging(config: LaunchConfiguration, options: StartOptions): Promise<DebugSessionPort>;
   /** Ends a session: terminates a launched program, detaches from an attached one. */
   stopDebugging(session: DebugSessionPort): Promise<void>;
   activeSession(): DebugSessionPort | undefined;

@@ -4,8 +4,9 @@
  * attach, the `initialized` event, breakpoints, exception filters, configurationDone).
  */
 import type { DebugProtocol } from '@vscode/debugprotocol';
-import { DebugChannel, DebugSessionPort, LaunchConfiguration } from './channel';
+import { DebugChannel, DebugSessionPort, LaunchConfiguration, StartOptions } from './channel';
 import { DapClient, DapEndpoint } from './dapClient';
+import { ExceptionFilterState } from './exceptionFilters';
 import { HeadlessBreakpoints } from './headlessBreakpoints';
 import { resolveVariables } from './launchConfig';
 import { ChannelEventSource } from './channelEvents';
@@ -26,6 +27,7 @@ class HeadlessSession implements DebugSessionPort {
   starting = false;
   terminatedWhileStarting = false;
   capabilities: DebugProtocol.Capabilities = {};
+  readonly exceptionFilters = new ExceptionFilterState();
   constructor(
     readonly id: string,
     readonly name: string,
@@ -36,6 +38,7 @@ class HeadlessSession implements DebugSessionPort {
   ) {}
 
   customRequest(command: string, args?: unknown): Promise<unknown> {
+    this.exceptionFilters.noteRequest(command, args);
     return this.client.request(command, args);
   }
 }
@@ -55,7 +58,7 @@ export class HeadlessChannel extends ChannelEventSource implements DebugChannel 
 
   async startDebugging(
     config: LaunchConfiguration,
-    options: { noDebug: boolean },
+    options: StartOptions,
   ): Promise<DebugSessionPort> {
     const resolved = resolveVariables(config, this.options.workspaceFolder);
     const adapter = this.options.createAdapter(resolved.type);
@@ -99,6 +102,7 @@ export class HeadlessChannel extends ChannelEventSource implements DebugChannel 
           supportsProgressReporting: true,
         } satisfies DebugProtocol.InitializeRequestArguments)) as
           DebugProtocol.Capabilities | undefined) ?? {};
+      session.exceptionFilters.noteCapabilities(session.capabilities);
       const command = resolved.request === 'attach' ? 'attach' : 'launch';
       const started = client.request(
         command,
@@ -106,7 +110,9 @@ export class HeadlessChannel extends ChannelEventSource implements DebugChannel 
         this.options.startTimeoutMs ?? 120_000,
       );
       // Adapters may answer launch only after configurationDone; configure as soon as they are ready.
-      const configured = Promise.race([initialized, started]).then(() => this.configure(session));
+      const configured = Promise.race([initialized, started]).then(() =>
+        this.configure(session, options.exceptionFilters),
+      );
       await Promise.all([started, configured]);
       return session;
     } catch (error) {
@@ -158,18 +164,19 @@ export class HeadlessChannel extends ChannelEventSource implements DebugChannel 
 
   private configured = new WeakSet<HeadlessSession>();
 
-  private async configure(session: HeadlessSession): Promise<void> {
+  private async configure(
+    session: HeadlessSession,
+    exceptionFilters: readonly string[] | undefined,
+  ): Promise<void> {
     if (this.configured.has(session)) return;
     this.configured.add(session);
     await this.breakpoints.attach({
       id: session.id,
       request: (command, args) => session.client.request(command, args),
     });
-    const filters = (session.capabilities.exceptionBreakpointFilters ?? [])
-      .filter((filter) => filter.default)
-      .map((filter) => filter.filter);
     if (session.capabilities.exceptionBreakpointFilters) {
-      await session.client.request('setExceptionBreakpoints', { filters });
+      const filters = exceptionFilters ?? session.exceptionFilters.defaults();
+      await session.customRequest('setExceptionBreakpoints', { filters: [...filters] });
     }
     if (session.capabilities.supportsConfigurationDoneRequest) {
       await session.client.request('configurationDone', {});

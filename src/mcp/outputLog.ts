@@ -1,14 +1,16 @@
 /**
  * What debugged programs printed (stdout, stderr) and what logpoints and the debugger logged, as
- * lines an agent reads with a cursor. Bounded: the oldest lines go first, and a reader whose cursor
- * fell behind is told how many it missed.
+ * lines an agent reads with a cursor, in the order the debugger received them. Logpoint lines get
+ * a category of their own (`logpoint`, without the LuaPanda prefix, which every debugger of ours
+ * and upstream's put in front). Bounded: the oldest lines go first, and a reader whose cursor fell
+ * behind is told how many it missed.
  */
 
 export interface OutputLine {
   /** Position in the log; pass the last one seen (or `next_cursor`) to read on. */
   readonly cursor: number;
   readonly sessionId: string;
-  /** DAP output category: `stdout`, `stderr`, `console`, `important`, … */
+  /** DAP output category (`stdout`, `stderr`, `console`, `important`, …), or `logpoint`. */
   readonly category: string;
   readonly text: string;
   readonly timestamp: string;
@@ -25,6 +27,9 @@ export interface OutputPage {
 }
 
 export const OUTPUT_LOG_CAPACITY = 5000;
+/** What LuaPanda runtimes (ours and upstream's) put in front of a logpoint's line. */
+export const LOGPOINT_PREFIX = '[LogPoint Output]: ';
+export const LOGPOINT_CATEGORY = 'logpoint';
 /** A single printed line longer than this is cut, so one line cannot fill a result. */
 export const MAX_LINE_CHARS = 2000;
 
@@ -73,7 +78,10 @@ export class OutputLog {
     }
   }
 
-  private push(sessionId: string, category: string, text: string): void {
+  private push(sessionId: string, category: string, line: string): void {
+    const logpoint = category === 'console' && line.startsWith(LOGPOINT_PREFIX);
+    if (logpoint) category = LOGPOINT_CATEGORY;
+    const text = logpoint ? line.slice(LOGPOINT_PREFIX.length) : line;
     const cut =
       text.length > MAX_LINE_CHARS
         ? `${text.slice(0, MAX_LINE_CHARS)}… (${text.length} chars)`

@@ -1,17 +1,24 @@
 /**
- * `stop_event_data` (mcp-tools.md): where and why the program stopped, its call stack and the top
- * frame's main scope, in one small object, so an agent needs no extra call to get its bearings.
- * Everything is capped — values, variable counts, stack depth — with an explicit `truncated`
- * marker, and the top frame's scope is never an expensive one (globals are not auto-expanded).
+ * `stop_event_data` (mcp-tools.md): where and why the program stopped, its call stack, the top
+ * frame's locals and upvalues, and the source lines around the stop, in one small object, so an
+ * agent needs no extra call to get its bearings. An exception stop adds a one-line preview of the
+ * locals of the first frames (the callers often hold the cause). Everything is capped — values,
+ * variable counts, stack depth, the whole object's bytes (stopBudget.ts) — with an explicit
+ * `truncated` marker, and no expensive scope (globals) is read.
  */
 import type { DebugProtocol } from '@vscode/debugprotocol';
 import { z } from 'zod';
 import { BreakpointService, DebugSessionPort } from './channel';
 import { StopRecord } from './sessionMonitor';
+import { fitStopEventData } from './stopBudget';
+import { readSourceLines, sourceLineSchema } from './sourceLines';
+import { localsPreview, topFrameVariables, topFrameVariablesSchema } from './stopScopes';
 
+/** get_variables shows values up to this length (the stop data shortens them further). */
 export const MAX_VALUE_CHARS = 200;
-export const MAX_TOP_VARIABLES = 25;
 export const MAX_STACK_FRAMES = 20;
+/** Frames of an exception stop that get a one-line locals preview. */
+export const PREVIEW_FRAMES = 3;
 
 export const variableSchema = z.object({
   name: z.string(),
@@ -34,6 +41,10 @@ export const frameSchema = z.object({
   column_number: z.number(),
 });
 
+/** A frame of the stop's call stack: on an exception stop, the first ones preview their locals. */
+export const stopFrameSchema = frameSchema.extend({ locals_preview: z.string().optional() });
+export type StopFrame = z.infer<typeof stopFrameSchema>;
+
 export const stopEventDataSchema = z.object({
   timestamp: z.string(),
   session_id: z.string(),
@@ -45,17 +56,10 @@ export const stopEventDataSchema = z.object({
   source: z.object({ path: z.string().nullable(), name: z.string().nullable() }).nullable(),
   line: z.number().nullable(),
   column: z.number().nullable(),
-  call_stack: z.array(frameSchema),
+  call_stack: z.array(stopFrameSchema),
   call_stack_truncated: z.boolean().optional(),
-  top_frame_variables: z
-    .object({
-      scope_name: z.string(),
-      variables_reference: z.number(),
-      variables: z.array(variableSchema),
-      total: z.number().optional(),
-      truncated: z.boolean(),
-    })
-    .nullable(),
+  top_frame_variables: topFrameVariablesSchema.nullable(),
+  source_lines: z.array(sourceLineSchema).optional(),
   hit_breakpoint_ids: z.array(z.number()).nullable(),
 });
 export type StopEventData = z.infer<typeof stopEventDataSchema>;
@@ -91,7 +95,7 @@ export function viewFrame(frame: DebugProtocol.StackFrame): z.infer<typeof frame
   };
 }
 
-/** Reads what a stop needs from the session and assembles `stop_event_data`. */
+/** Reads what a stop needs from the session and assembles `stop_event_data`, within budget. */
 export async function buildStopEventData(
   session: DebugSessionPort,
   stop: StopRecord,
@@ -106,12 +110,17 @@ export async function buildStopEventData(
   })) as DebugProtocol.StackTraceResponse['body'];
   const frames = trace.stackFrames ?? [];
   const top = frames[0];
-  const exceptionText =
-    body.reason === 'exception' ? await exceptionTextOf(session, threadId, body) : null;
+  const isException = body.reason === 'exception';
+  const [exceptionText, variables, sourceLines, previews] = await Promise.all([
+    isException ? exceptionTextOf(session, threadId, body) : null,
+    top ? topFrameVariables(session, top.id) : null,
+    readSourceLines(top?.source?.path, top?.line),
+    isException ? previewsOf(session, frames.slice(0, PREVIEW_FRAMES)) : [],
+  ]);
   const hitIds = (body.hitBreakpointIds ?? [])
     .map((adapterId) => breakpoints.idForAdapterBreakpoint(session.id, adapterId))
     .filter((id): id is number => id !== undefined);
-  return {
+  return fitStopEventData({
     timestamp: stop.at.toISOString(),
     session_id: session.id,
     reason: body.reason,
@@ -122,11 +131,27 @@ export async function buildStopEventData(
     source: top?.source ? { path: top.source.path ?? null, name: top.source.name ?? null } : null,
     line: top?.line ?? null,
     column: top?.column ?? null,
-    call_stack: frames.map(viewFrame),
+    call_stack: frames.map((frame, i) => {
+      const preview = previews[i];
+      return preview !== undefined
+        ? { ...viewFrame(frame), locals_preview: preview }
+        : viewFrame(frame);
+    }),
     ...((trace.totalFrames ?? frames.length) > frames.length ? { call_stack_truncated: true } : {}),
-    top_frame_variables: top ? await topFrameVariables(session, top.id) : null,
+    top_frame_variables: variables,
+    ...(sourceLines ? { source_lines: sourceLines } : {}),
     hit_breakpoint_ids: body.reason === 'breakpoint' || hitIds.length > 0 ? hitIds : null,
-  };
+  });
+}
+
+/** One-line locals of each frame; a frame whose locals cannot be read gets none. */
+function previewsOf(
+  session: DebugSessionPort,
+  frames: readonly DebugProtocol.StackFrame[],
+): Promise<(string | undefined)[]> {
+  return Promise.all(
+    frames.map((frame) => localsPreview(session, frame.id).catch(() => undefined)),
+  );
 }
 
 async function firstThreadId(session: DebugSessionPort): Promise<number> {
@@ -149,33 +174,4 @@ async function exceptionTextOf(
   } catch {
     return body.text ?? body.description ?? null;
   }
-}
-
-async function topFrameVariables(
-  session: DebugSessionPort,
-  frameId: number,
-): Promise<StopEventData['top_frame_variables']> {
-  const { scopes } = (await session.customRequest('scopes', {
-    frameId,
-  })) as DebugProtocol.ScopesResponse['body'];
-  const scope =
-    scopes.find((s) => !s.expensive && /local/i.test(s.name)) ?? scopes.find((s) => !s.expensive);
-  if (!scope || scope.variablesReference === 0) return null;
-  const { variables } = (await session.customRequest('variables', {
-    variablesReference: scope.variablesReference,
-    start: 0,
-    count: MAX_TOP_VARIABLES + 1,
-  })) as DebugProtocol.VariablesResponse['body'];
-  const shown = variables.slice(0, MAX_TOP_VARIABLES).map(viewVariable);
-  const total =
-    scope.namedVariables !== undefined
-      ? scope.namedVariables + (scope.indexedVariables ?? 0)
-      : undefined;
-  return {
-    scope_name: scope.name,
-    variables_reference: scope.variablesReference,
-    variables: shown,
-    ...(total !== undefined ? { total } : {}),
-    truncated: variables.length > MAX_TOP_VARIABLES || shown.some((v) => v.truncated === true),
-  };
 }

@@ -147,6 +147,57 @@ describe('extension: the debug channel over VS Code', () => {
     );
   });
 
+  it("knows each session's exception filters, and applies an agent's at configurationDone", async () => {
+    let tracker: Tracker | undefined;
+    let created: FakeSession | undefined;
+    vscode.debug.startDebugging.callsFake(
+      async (_folder: unknown, config: Record<string, unknown>) => {
+        created = session('s4', config);
+        tracker = track(created);
+        return true;
+      },
+    );
+    const port = await channel.startDebugging(
+      { name: 'Lua: main', type: 'luapanda', request: 'launch' },
+      { noDebug: false, exceptionFilters: ['caught'] },
+    );
+    assert.ok(tracker && created);
+    tracker.onWillReceiveMessage({ seq: 1, type: 'request', command: 'initialize', arguments: {} });
+    tracker.onDidSendMessage({
+      seq: 2,
+      type: 'response',
+      request_seq: 1,
+      command: 'initialize',
+      success: true,
+      body: { exceptionBreakpointFilters: [{ filter: 'uncaught', label: 'U', default: true }] },
+    });
+    assert.deepEqual(
+      port.exceptionFilters.offered?.map((f) => f.filter),
+      ['uncaught'],
+    );
+    // What the Breakpoints view sends, then configurationDone: the agent's filters follow.
+    tracker.onWillReceiveMessage({
+      seq: 3,
+      type: 'request',
+      command: 'setExceptionBreakpoints',
+      arguments: { filters: ['uncaught'] },
+    });
+    assert.deepEqual(port.exceptionFilters.active, ['uncaught']);
+    assert.equal(created.customRequest.callCount, 0);
+    tracker.onWillReceiveMessage({ seq: 4, type: 'request', command: 'configurationDone' });
+    assert.deepEqual(created.customRequest.firstCall.args, [
+      'setExceptionBreakpoints',
+      { filters: ['caught'] },
+    ]);
+    tracker.onWillReceiveMessage({
+      seq: 5,
+      type: 'request',
+      command: 'setExceptionBreakpoints',
+      arguments: { filters: ['caught'] },
+    });
+    assert.deepEqual(port.exceptionFilters.active, ['caught']);
+  });
+
   it('feeds setBreakpoints answers to the breakpoints, for hit ids', () => {
     const s = session('s3');
     const tracker = track(s);

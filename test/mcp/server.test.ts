@@ -10,6 +10,7 @@ import { parse as parseJsonc } from 'jsonc-parser';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { startHttpServer } from '../../src/mcp/transport/http';
+import { TOOLS } from '../../src/mcp/server';
 import { HeadlessFixture, callTool, makeWorkspace } from './headlessFixture';
 import { luaInterpreters } from '../harness/interpreters';
 import { REPO_ROOT, spawnLua } from '../harness/luaProcess';
@@ -113,9 +114,9 @@ describe('MCP server', function () {
     assert.equal(plain.status, 'completed', JSON.stringify(plain));
     const output = await call(client, 'get_output', { session_id: String(plain.session_id) });
     assert.deepEqual(
-      (output.lines as { text: string; category: string }[])
-        .filter((l) => l.category === 'stdout')
-        .map((l) => l.text),
+      (output.groups as { category: string; lines: { text: string }[] }[])
+        .filter((g) => g.category === 'stdout')
+        .flatMap((g) => g.lines.map((l) => l.text)),
       ['line 1', 'line 2', 'line 3'],
     );
   });
@@ -216,7 +217,7 @@ describe('MCP server', function () {
     await client.connect(transport);
     try {
       const { tools } = await client.listTools();
-      assert.equal(tools.length, 15);
+      assert.equal(tools.length, TOOLS.length);
       const result = await call(client, 'start_debugging', { configuration_name: 'printer' });
       assert.equal(result.status, 'completed', JSON.stringify(result));
     } finally {

@@ -13,6 +13,7 @@ import {
   resolveVariables,
 } from '../../src/mcp/launchConfig';
 import { OutputLog } from '../../src/mcp/outputLog';
+import { viewOutput } from '../../src/mcp/outputView';
 import { DapRequestError } from '../../src/mcp/dapClient';
 import { fitToSize, toCallToolResult } from '../../src/mcp/results';
 import {
@@ -74,6 +75,58 @@ describe('OutputLog', () => {
       page.lines.map((l) => [l.sessionId, l.category, l.text]),
       [['s2', 'stderr', 'two']],
     );
+  });
+});
+
+describe('get_output view', () => {
+  it('gives logpoint lines their own category, without the prefix', () => {
+    const log = new OutputLog();
+    log.append('s1', 'console', '[LogPoint Output]: x = 1\n');
+    log.append('s1', 'console', 'LuaPanda: a message\n');
+    assert.deepEqual(
+      log.read(0, 10).lines.map((l) => [l.category, l.text]),
+      [
+        ['logpoint', 'x = 1'],
+        ['console', 'LuaPanda: a message'],
+      ],
+    );
+  });
+
+  it('groups runs of one category in order, saying the session and times once', () => {
+    const log = new OutputLog();
+    log.append('s1', 'stdout', 'a\nb\n');
+    log.append('s1', 'console', '[LogPoint Output]: c\n');
+    log.append('s1', 'stdout', 'd\n');
+    const view = viewOutput(log.read(0, 10));
+    assert.equal(view.session_id, 's1');
+    assert.ok(view.first_timestamp && view.last_timestamp);
+    assert.deepEqual(view.groups, [
+      {
+        category: 'stdout',
+        lines: [
+          { cursor: 1, text: 'a' },
+          { cursor: 2, text: 'b' },
+        ],
+      },
+      { category: 'logpoint', lines: [{ cursor: 3, text: 'c' }] },
+      { category: 'stdout', lines: [{ cursor: 4, text: 'd' }] },
+    ]);
+  });
+
+  it('names the session of each run when a page holds several', () => {
+    const log = new OutputLog();
+    log.append('s1', 'stdout', 'one\n');
+    log.append('s2', 'stdout', 'two\n');
+    const view = viewOutput(log.read(0, 10));
+    assert.equal(view.session_id, undefined);
+    assert.deepEqual(
+      view.groups.map((g) => [g.session_id, g.lines.map((l) => l.text)]),
+      [
+        ['s1', ['one']],
+        ['s2', ['two']],
+      ],
+    );
+    assert.deepEqual(viewOutput(log.read(2, 10)).groups.length, 0);
   });
 });
 

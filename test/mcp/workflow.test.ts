@@ -162,7 +162,9 @@ for (const lua of luaInterpreters()) {
       assert.equal(end.status, 'completed', end.message);
 
       const output = await call(client, 'get_output');
-      const lines = (output.lines as { text: string; category: string }[]).map((l) => l.text);
+      const lines = (output.groups as { lines: { text: string }[] }[]).flatMap((g) =>
+        g.lines.map((l) => l.text),
+      );
       assert.ok(lines.includes('done'), lines.join('\n'));
       const state = await call(client, 'get_debug_state');
       assert.equal(state.state, 'Terminated');

@@ -22,6 +22,7 @@ import {
   messageOf,
 } from './context';
 import { Deadline, WaitEnded, isRequestTimeout, waitEndedResult } from './deadline';
+import { checkStartFilters, filtersArg } from './exceptionFilters';
 
 const asyncOutput = { ...baseOutputShape, stop_event_data: stopEventDataSchema.optional() };
 const timeoutArg = z
@@ -35,7 +36,8 @@ const timeoutArg = z
 const sessionArg = z.string().optional().describe('Defaults to the active session.');
 
 const STATUS_GUIDE =
-  'Results: "stopped" (stop_event_data says where and why, with the top frame\'s locals), "completed" (the ' +
+  'Results: "stopped" (stop_event_data says where and why: the top frame\'s locals and upvalues, the source ' +
+  'lines around the stop, and for an error its message and a locals preview of the first frames), "completed" (the ' +
   'program ended; see get_output), "timeout" (still running: call continue_debugging again to keep waiting or ' +
   'pause_debugging), "interrupted" (someone else acted: call get_debug_state), "error" (message says why).';
 
@@ -45,11 +47,13 @@ export const startDebugging = defineTool({
   description:
     'Starts the debug configuration named configuration_name (from get_debugger_configurations) and waits for ' +
     'the first stop (entry, breakpoint, error) or the end of the program. Set breakpoints first. no_debug: true ' +
-    'runs without debugging (breakpoints are not hit) and waits for the end. ' +
+    'runs without debugging (breakpoints are not hit) and waits for the end. exception_filters: which errors ' +
+    'stop it (default: uncaught ones; see set_exception_filters). ' +
     STATUS_GUIDE,
   inputSchema: {
     configuration_name: z.string().min(1),
     no_debug: z.boolean().optional(),
+    exception_filters: filtersArg.optional(),
     timeout_seconds: timeoutArg,
   },
   outputSchema: { ...asyncOutput, session_id: z.string().optional() },
@@ -69,6 +73,8 @@ export const startDebugging = defineTool({
       const names = configurations.map((c) => `"${c.name}"`).join(', ') || 'none';
       return error(`No configuration named "${args.configuration_name}". Available: ${names}.`);
     }
+    const badFilters = checkStartFilters(config.type, args.exception_filters);
+    if (badFilters) return badFilters;
     const deadline = deadlineFor(context, args.timeout_seconds, extras);
     const mark = context.monitor.mark();
     const starting = context.monitor.beginStarting();
@@ -80,7 +86,10 @@ export const startDebugging = defineTool({
     let session: DebugSessionPort;
     try {
       session = await deadline.within(
-        context.channel.startDebugging(config, { noDebug: args.no_debug === true }),
+        context.channel.startDebugging(config, {
+          noDebug: args.no_debug === true,
+          exceptionFilters: args.exception_filters,
+        }),
         'the start',
       );
     } catch (e) {

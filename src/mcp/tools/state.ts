@@ -1,5 +1,6 @@
 /** `get_debug_state` and `get_output`: an agent's bearings, and what the program printed. */
 import { z } from 'zod';
+import { outputViewShape, viewOutput } from '../outputView';
 import { baseOutputShape, error } from '../results';
 import { buildStopEventData, stopEventDataSchema } from '../stopEventData';
 import { ANNOTATIONS, defineTool, messageOf } from './context';
@@ -10,7 +11,7 @@ export const getDebugState = defineTool({
   description:
     'Where things stand: state (Idle, Starting, Running, Stopped, Terminating, Terminated), the active session ' +
     '(id, name, type), every live session (busy_with: what its debugger is waiting for, e.g. the game to ' +
-    'connect), and the latest stop_event_data when paused. Call it after a ' +
+    'connect; exception_filters: which errors stop it), and the latest stop_event_data when paused. Call it after a ' +
     '"timeout" or "interrupted" result, or when the human may have acted in the debug UI.',
   inputSchema: {},
   outputSchema: {
@@ -30,6 +31,7 @@ export const getDebugState = defineTool({
           type: z.string(),
           state: z.string(),
           busy_with: z.string().optional(),
+          exception_filters: z.array(z.string()).optional(),
         }),
       )
       .optional(),
@@ -44,12 +46,14 @@ export const getDebugState = defineTool({
       active_session: active ? { id: active.id, name: active.name, type: active.type } : null,
       sessions: context.channel.sessions().map((s) => {
         const busy = context.monitor.busyWith(s.id);
+        const filters = s.exceptionFilters.active;
         return {
           id: s.id,
           name: s.name,
           type: s.type,
           state: context.monitor.state(s.id),
           ...(busy ? { busy_with: busy } : {}),
+          ...(filters ? { exception_filters: [...filters] } : {}),
         };
       }),
     };
@@ -73,9 +77,11 @@ export const getOutput = defineTool({
   name: 'get_output',
   title: 'Get program output',
   description:
-    'What the debugged program printed (stdout, stderr) and what logpoints and the debugger logged, oldest ' +
-    'first. Pass the next_cursor of the previous call as cursor to read only new lines. max_lines defaults to ' +
-    '200 (at most 1000); more: true means call again.',
+    'What the debugged program printed (stdout, stderr), what logpoints logged (category "logpoint") and what ' +
+    'the debugger said (console, important), oldest first, in the order it happened. groups: runs of ' +
+    'consecutive lines of one category, each line {cursor, text}; session_id and the first and last ' +
+    'timestamp are said once. Pass the next_cursor of the previous call as cursor to read only new lines. ' +
+    'max_lines defaults to 200 (at most 1000); more: true means call again.',
   inputSchema: {
     cursor: z.number().int().min(0).optional(),
     max_lines: z.number().int().min(1).max(1000).optional(),
@@ -84,23 +90,7 @@ export const getOutput = defineTool({
       .optional()
       .describe("Only this session's output; default: every session."),
   },
-  outputSchema: {
-    ...baseOutputShape,
-    lines: z
-      .array(
-        z.object({
-          cursor: z.number(),
-          session_id: z.string(),
-          category: z.string(),
-          text: z.string(),
-          timestamp: z.string(),
-        }),
-      )
-      .optional(),
-    next_cursor: z.number().optional(),
-    dropped: z.number().optional(),
-    more: z.boolean().optional(),
-  },
+  outputSchema: { ...baseOutputShape, ...outputViewShape },
   annotations: ANNOTATIONS.readOnly,
   async handler(args, context) {
     const page = context.monitor.output.read(
@@ -110,16 +100,7 @@ export const getOutput = defineTool({
     );
     return {
       status: 'success',
-      lines: page.lines.map((l) => ({
-        cursor: l.cursor,
-        session_id: l.sessionId,
-        category: l.category,
-        text: l.text,
-        timestamp: l.timestamp,
-      })),
-      next_cursor: page.nextCursor,
-      dropped: page.dropped,
-      more: page.more,
+      ...viewOutput(page),
       ...(page.dropped > 0
         ? { message: `${page.dropped} older line(s) were dropped before you read them.` }
         : {}),

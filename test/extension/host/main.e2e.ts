@@ -35,6 +35,13 @@ interface StopEventData {
 
 const port = Number(process.env.E2E_MCP_PORT);
 
+/** The text of a get_output result, its groups' lines one after another. */
+function outputText(output: Record<string, unknown>): string {
+  return (output.groups as { lines: { text: string }[] }[])
+    .flatMap((g) => g.lines.map((l) => l.text))
+    .join('\n');
+}
+
 describe('the extension in a real extension host', () => {
   let api: ExtensionApi;
   let url: string;
@@ -279,7 +286,7 @@ describe('the extension in a real extension host', () => {
       const state = await mcpCall(url, 'get_debug_state');
       assert.equal(state.state, 'Terminated');
       const output = await mcpCall(url, 'get_output');
-      const text = (output.lines as { text: string }[]).map((l) => l.text).join('');
+      const text = outputText(output);
       assert.match(text, /done\t6/);
     });
   });
@@ -427,7 +434,7 @@ describe('the extension in a real extension host', () => {
       const done = await mcpCall(url, 'continue_debugging', { thread_id: data.thread_id });
       assert.equal(done.status, 'completed', JSON.stringify(done));
       const output = await mcpCall(url, 'get_output');
-      assert.match((output.lines as { text: string }[]).map((l) => l.text).join(''), /total 6/);
+      assert.match(outputText(output), /total 6/);
     });
   });
 });
