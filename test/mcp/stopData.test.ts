@@ -114,7 +114,7 @@ for (const lua of luaInterpreters()) {
       );
       const previews = stop.call_stack.map((f) => f.locals_preview);
       // LuaJIT keeps no locals of a coroutine that died (its top frame has none to show).
-      if (!lua.isLuaJIT) assert.match(previews[0] ?? '', /record = \{.*\}, fields = nil/);
+      if (!lua.isLuaJIT) assert.match(previews[0] ?? '', /record = .+, fields = nil/);
       assert.match(previews[1] ?? '', /count = 1/);
       assert.match(previews[2] ?? '', /pending = 1/);
       assert.equal(previews[3], undefined, 'three frames at most');
