@@ -80,11 +80,15 @@ async function scopesOf(
   return body.scopes;
 }
 
-/** The frame's main scope: DAP's `locals` hint, else one named so, else the first cheap one. */
+/**
+ * The frame's main scope: one named Local(s), else DAP's `locals` hint, else the first cheap one.
+ * The name comes first because js-debug gives the hint to a loop's Block scope as well, which
+ * holds only the loop's own variables.
+ */
 function localsScope(scopes: DebugProtocol.Scope[]): DebugProtocol.Scope | undefined {
   return (
-    scopes.find((s) => !s.expensive && s.presentationHint === 'locals') ??
     scopes.find((s) => !s.expensive && /local/i.test(s.name)) ??
+    scopes.find((s) => !s.expensive && s.presentationHint === 'locals') ??
     scopes.find((s) => !s.expensive)
   );
 }
