@@ -2,6 +2,11 @@
 -- logpoint template), and the per-function verdict cache the hook uses: for a function object,
 -- the table {line -> breakpoint} of breakpoints inside its line range, or false. One table lookup
 -- per call once a function has been seen; the cache is dropped whenever breakpoints change.
+-- Binding (protocol extension, Docs/Protocol_Extensions.md): a breakpoint may name the function
+-- it belongs in (`fnFirst`/`fnLast`, its line range) and the line the user asked for
+-- (`requested`); when that function is first seen, it binds on the first line of it with code
+-- at or after the requested one (its `activelines`), and the IDE is told — as it is told when
+-- a file that holds breakpoints is first seen (loaded).
 -- Breakpoints are stored as upstream does, byKey[key][fullPath]: in autoPathMode the key is the
 -- file name, so same-name files in different folders share a key and are told apart by comparing
 -- the chunk's path with each breakpoint path (see `filesFor`).
@@ -22,8 +27,23 @@ M.cFunctions = cFunctions   -- fn -> true for C functions seen by verdict
 local ownFunctions = setmetatable({}, { __mode = "k" })
 M.ownFunctions = ownFunctions -- fn -> true for the runtime's own functions seen by verdict
 local ownSources = {}       -- the runtime's own chunk sources, never debugged
+-- Chunk sources of files whose code the runtime has seen run (a verdict, or a frame on the stack
+-- when breakpoints were set): those files are loaded. Kept across connections (code stays
+-- loaded), and bounded: a program that loads files without end must not make it grow forever.
+local seenSources, seenCount = {}, 0
+local SEEN_LIMIT = 10000
+
+local function noteSource(source)
+  if seenSources[source] or seenCount >= SEEN_LIMIT or not paths.isFileSource(source) then return end
+  seenSources[source] = true
+  seenCount = seenCount + 1
+end
+-- Notices for the IDE (breakpointsBound), per breakpoint file entry, sent after a verdict.
+local pending, pendingCount = {}, 0
 
 M.generation = 0
+--- function(info): sends a breakpointsBound notice; set when the IDE asked for them.
+M.notifier = nil
 
 function M.addOwnSource(source) ownSources[source] = true end
 function M.isOwnSource(source) return ownSources[source] == true end
@@ -41,7 +61,31 @@ function M.verdictTable() return verdicts end
 
 function M.clear()
   byKey, count = {}, 0
+  pending, pendingCount = {}, 0
+  M.notifier = nil
   reset()
+end
+
+--- Queues a notice for `entry`: it is loaded, and `bp` (optional) bound on `line` (0: nowhere).
+local function notice(entry, bp, line)
+  local queued = pending[entry]
+  if not queued then
+    queued = {}
+    pending[entry] = queued
+    pendingCount = pendingCount + 1
+  end
+  if bp then queued[#queued + 1] = { line = bp.line, bound = line } end
+end
+
+--- Sends the queued notices (after a verdict: never in the middle of computing one). One that
+--- fails (no C stack left) stays queued for the next verdict.
+local function flush()
+  local send = M.notifier
+  for entry, lines in pairs(pending) do
+    send({ path = entry.wirePath, lines = lines })
+    pending[entry] = nil
+    pendingCount = pendingCount - 1
+  end
 end
 
 --- Parses a hit condition: "> N", ">= N", "== N", "< N", "<= N", "% N" or a bare "N" (>= N).
@@ -106,16 +150,37 @@ local function compileCheck(expr, what)
   return true
 end
 
---- Replaces the breakpoints of one file. Returns one result per `bks` entry, in order:
---- { line = N, verified = bool, message = string|nil }.
+--- Whether code of the breakpoint file `entry` has been seen (its chunk is loaded).
+local function loaded(entry)
+  for source in pairs(seenSources) do
+    for _, e in ipairs(M.filesFor(source) or {}) do
+      if e == entry then return true end
+    end
+  end
+  return false
+end
+
+--- Notes the chunk sources of the functions on the stack (their files are loaded).
+function M.noteStack()
+  for level = 2, 200 do
+    local info = getinfo(level, "S")
+    if not info then break end
+    if info.what ~= "C" and not ownSources[info.source] then noteSource(info.source) end
+  end
+end
+
+--- Replaces the breakpoints of one file. Returns one result per `bks` entry, in order
+--- ({ line = N, verified = bool, message = string|nil }), and whether the file is loaded.
 function M.setFile(path, bks)
   local key, full = paths.breakpointKey(path)
   local group = byKey[key] or {}
   local old = group[full]
   if old then
     for _ in pairs(old.lines) do count = count - 1 end
+    if pending[old] then pending[old], pendingCount = nil, pendingCount - 1 end
   end
   local lines, results = {}, {}
+  local entry = { path = full, wirePath = path, lines = lines }
   if type(bks) ~= "table" then bks = {} end
   for _, spec in ipairs(bks) do
     local line = type(spec) == "table" and tonumber(spec.line)
@@ -123,7 +188,8 @@ function M.setFile(path, bks)
     if not line then
       result.verified, result.message = false, "breakpoint without a valid line"
     else
-      local bp = { line = line, kind = tonumber(spec.type) or 2, hits = 0, path = full }
+      local bp = { line = line, kind = tonumber(spec.type) or 2, hits = 0, path = full, entry = entry,
+        requested = tonumber(spec.requested), fnFirst = tonumber(spec.fnFirst), fnLast = tonumber(spec.fnLast) }
       local err
       local condition = spec.condition
       if type(condition) == "string" and string.find(condition, "%S") and bp.kind ~= 1 then
@@ -147,10 +213,12 @@ function M.setFile(path, bks)
     end
     results[#results + 1] = result
   end
-  group[full] = next(lines) and { path = full, lines = lines } or nil
+  group[full] = next(lines) and entry or nil
   byKey[key] = next(group) and group or nil
   reset()
-  return results
+  -- Already loaded: the IDE learns it from the reply, not from a notice.
+  entry.announced = group[full] ~= nil and loaded(entry)
+  return results, entry.announced
 end
 
 --- Whether a breakpoint that matched its line should fire, given its condition result.
@@ -213,15 +281,35 @@ local function pairsOfLines(entries)
   return pairs(merged)
 end
 
+--- Whether `bp` names `info`'s function as the one it belongs in (nil: it names none).
+local function targets(bp, info)
+  local first = bp.fnFirst
+  if first == nil then return nil end
+  if first == 0 then return info.what == "main" end
+  return info.linedefined == first and info.lastlinedefined == bp.fnLast
+end
+
+--- The first line with code at or after `from` (nil: none).
+local function firstActive(active, from)
+  local best
+  for line in pairs(active) do
+    if line >= from and (best == nil or line < best) then best = line end
+  end
+  return best
+end
+
 --- The {line -> bp} table for the breakpoints on `fn`'s own lines (its active lines, so a
---- breakpoint inside a nested function does not mark the function around it), or false.
+--- breakpoint inside a nested function does not mark the function around it), or false. A
+--- breakpoint that names its function binds in that function only, on its first line with code
+--- at or after the requested line.
 local function compute(fn)
   local info = getinfo(fn, "S")
   if info and info.what == "C" then cFunctions[fn] = true return false end
   if not info then return false end
   if ownSources[info.source] then ownFunctions[fn] = true return false end
-  if count == 0 then return false end
   local source = info.source
+  noteSource(source)
+  if count == 0 then return false end
   local entries = bySource[source]
   if entries == nil then
     local generation = M.generation
@@ -229,20 +317,37 @@ local function compute(fn)
     if generation == M.generation then bySource[source] = entries end
   end
   if not entries then return false end
+  for _, entry in ipairs(entries) do
+    if not entry.announced then
+      entry.announced = true
+      notice(entry)
+    end
+  end
   local first, last = info.linedefined, info.lastlinedefined
   local active = getinfo(fn, "L")
   active = active and active.activelines
   local found = false
   for line, bp in pairsOfLines(entries) do
-    local inside
-    if active then
-      inside = active[line] == true
-    else
-      inside = info.what == "main" or (line >= first and line <= last)
+    local at
+    local target = targets(bp, info)
+    if target then
+      if active then at = firstActive(active, bp.requested or line) else at = line end
+      if bp.bound ~= (at or 0) then
+        bp.bound = at or 0
+        notice(bp.entry, bp, bp.bound)
+      end
+    elseif target == nil then
+      local inside
+      if active then
+        inside = active[line] == true
+      else
+        inside = info.what == "main" or (line >= first and line <= last)
+      end
+      if inside then at = line end
     end
-    if inside then
+    if at then
       found = found or {}
-      found[line] = bp
+      if found[at] == nil then found[at] = bp end
     end
   end
   return found
@@ -273,6 +378,8 @@ function M.verdict(fn)
         break
       end
     end
+    -- A failed send is retried after the next verdict (the queue is kept until it is sent).
+    if pendingCount > 0 and M.notifier then pcall(flush) end
   end
   return v
 end

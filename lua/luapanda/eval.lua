@@ -95,18 +95,26 @@ function M.compile(text, env, statement)
   return nil, err
 end
 
---- Evaluates an expression read-only. Returns true, value or false, message.
-function M.watch(frame, text, scope)
+--- Evaluates an expression read-only. Returns true, {n = count, results...} or false, message.
+function M.watchAll(frame, text, scope)
   scope = scope or M.scope(frame)
   local env = M.env(scope, false)
   local fn, err = M.compile(text, env, false)
   if not fn then return false, err end
   local r = pack(safe.call(fn, unpack(scope.varargs, 1, scope.varargs.n or 0)))
   if not r[1] then return false, r[2] end
-  return true, r[2]
+  return true, pack(unpack(r, 2, r.n))
 end
 
---- Runs REPL text (expression or statement) with write-back. Returns true, value or false, msg.
+--- Evaluates an expression read-only. Returns true, first value or false, message.
+function M.watch(frame, text, scope)
+  local ok, r = M.watchAll(frame, text, scope)
+  if not ok then return false, r end
+  return true, r[1]
+end
+
+--- Runs REPL text (expression or statement) with write-back. Returns true, {n = count,
+--- results...} (none for a statement) or false, message.
 function M.repl(frame, text)
   local scope = M.scope(frame)
   local env, writes = M.env(scope, true)
@@ -115,7 +123,7 @@ function M.repl(frame, text)
   local r = pack(safe.call(fn, unpack(scope.varargs, 1, scope.varargs.n or 0)))
   M.apply(scope, writes)
   if not r[1] then return false, r[2] end
-  return true, r[2]
+  return true, pack(unpack(r, 2, r.n))
 end
 
 return M

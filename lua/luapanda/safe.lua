@@ -11,14 +11,15 @@ local create, resume, status = coroutine.create, coroutine.resume, coroutine.sta
 local sethook = debug.sethook
 local pack, unpack = compat.pack, compat.unpack
 
-local function budgetExceeded()
-  error("evaluation stopped: it ran more than " .. M.budget .. " instructions (endless loop?)", 0)
-end
-
---- Calls fn(...) safely. Returns true, results... or false, message.
-function M.call(fn, ...)
+--- Calls fn(...) safely, stopping it after `budget` instructions. Returns true, results... or
+--- false, message.
+function M.callBounded(budget, fn, ...)
   local co = create(function(...) return fn(...) end)
-  if not compat.isJIT then sethook(co, budgetExceeded, "", M.budget) end
+  if not compat.isJIT then
+    sethook(co, function()
+      error("evaluation stopped: it ran more than " .. budget .. " instructions (endless loop?)", 0)
+    end, "", budget)
+  end
   local r = pack(resume(co, ...))
   if r[1] and status(co) ~= "dead" then
     return false, "evaluation tried to yield"
@@ -29,6 +30,11 @@ function M.call(fn, ...)
     return false, msg
   end
   return unpack(r, 1, r.n)
+end
+
+--- Calls fn(...) safely with the evaluation budget (watch, REPL, conditions).
+function M.call(fn, ...)
+  return M.callBounded(M.budget, fn, ...)
 end
 
 --- tostring(v) that survives a __tostring which errors, loops or returns a non-string.
@@ -49,6 +55,19 @@ function M.tostring(v)
   local ok, s = M.call(tostring, v)
   if ok and type(s) == "string" then return s end
   return compat.rawtostring(v) .. " (__tostring failed: " .. tostring(s) .. ")"
+end
+
+--- What a value's own `__tostring` says, for a preview beside it: run with a small budget, so a
+--- listing of many values stays fast even when each loops. Returns the string, or nil, why: no
+--- __tostring, one that failed, or a Lua __tostring under LuaJIT (which cannot be bounded).
+function M.previewTostring(v, mt, budget)
+  local meta = type(mt) == "table" and rawget(mt, "__tostring") or nil
+  if type(meta) ~= "function" then return nil end
+  if compat.isJIT and debug.getinfo(meta, "S").what ~= "C" then return nil end
+  local ok, s = M.callBounded(budget, tostring, v)
+  if ok and type(s) == "string" then return s end
+  if ok then return nil, "__tostring returned a " .. type(s) end
+  return nil, "__tostring failed: " .. tostring(s)
 end
 
 return M

@@ -486,12 +486,19 @@ function commands.initSuccess(info, id)
 end
 
 function commands.setBreakPoint(info, id)
-  local results = breakpoints.setFile(str(info.path, ""), info.bks)
+  -- Our IDE asks to be told when a breakpoint file is loaded and where its breakpoints bind
+  -- (breakpointsBound, Docs/Protocol_Extensions.md); upstream's does not, and is not told.
+  if info.notifyBound == true or info.notifyBound == "true" then
+    breakpoints.notifier = function(bound) S.send("breakpointsBound", bound, "0") end
+  end
+  -- The code on the stack right now is loaded: its files do not wait for a "loaded" notice.
+  breakpoints.noteStack()
+  local results, loaded = breakpoints.setFile(str(info.path, ""), info.bks)
   conditions.reset()
   for _, r in ipairs(results) do
     if not r.verified then S.log("breakpoint at line " .. r.line .. " not set: " .. tostring(r.message), 2) end
   end
-  S.send("setBreakPoint", { results = results }, id)
+  S.send("setBreakPoint", { results = results, loaded = loaded }, id)
   if not S.stopped then S.updateHooks() end
 end
 
@@ -570,23 +577,31 @@ function commands.getWatchedVariable(info, id)
   local frame = S.stopped and stack.get(info.stackId)
   local name = str(info.varName, "")
   if not frame then S.send("getWatchedVariable", {}, id) return end
-  local ok, value = eval.watch(frame, name)
-  S.send("getWatchedVariable", { variables.evalResult(name, ok, value, "false") }, id)
+  local ok, values = eval.watchAll(frame, name)
+  S.send("getWatchedVariable", { variables.evalResult(name, ok, values, "false") }, id)
 end
+
+local REPL_STRING_LIMIT = 10000
 
 function commands.runREPLExpression(info, id)
   local text = string.gsub(string.gsub(str(info.Expression, ""), "^%s+", ""), "%s+$", "")
   text = string.gsub(text, "^p%s+", "")
   local frame = S.stopped and stack.get(info.stackId)
-  local ok, value
+  local ok, values
   if frame then
-    ok, value = eval.repl(frame, text)
+    ok, values = eval.repl(frame, text)
   else
     -- Not stopped: evaluate against globals only.
     local fn, err = eval.compile(text, _G, true)
-    if fn then ok, value = safe.call(fn) else ok, value = false, err end
+    if fn then
+      local r = compat.pack(safe.call(fn))
+      ok, values = r[1], r[1] and compat.pack(compat.unpack(r, 2, r.n)) or r[2]
+    else
+      ok, values = false, err
+    end
   end
-  S.send("runREPLExpression", { variables.evalResult("Exp", ok, value, false) }, id)
+  -- The REPL is where a long string is asked for on purpose: show more of it than a preview.
+  S.send("runREPLExpression", { variables.evalResult("Exp", ok, values, false, REPL_STRING_LIMIT) }, id)
 end
 
 function commands.stopRun(_, id)

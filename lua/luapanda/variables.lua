@@ -2,11 +2,12 @@
 -- 20000, upvalues 30000 of a frame) and children of tables, functions (their upvalues),
 -- userdata (their metatable) and varargs. References live for one stop. Children come in a
 -- stable order (array part first, then other keys sorted by type and value) so that paging by
--- start/count is consistent; a table is never traversed through metamethods.
-local compat = require("luapanda.compat")
-local safe = require("luapanda.safe")
+-- start/count is consistent; a table is never traversed through metamethods. Values are shown
+-- as previews (preview.lua), children named as keys are written in Lua (`name`, `[1]`, `["a b"]`).
 local stack = require("luapanda.stack")
 local eval = require("luapanda.eval")
+local preview = require("luapanda.preview")
+local classnames = require("luapanda.classnames")
 
 local M = {}
 
@@ -27,11 +28,10 @@ end
 
 function M.reset()
   refs, refByValue, nextRef = {}, {}, 1
+  classnames.reset()
 end
 
-local function isIdentifier(s)
-  return type(s) == "string" and string.match(s, "^[%a_][%w_]*$") ~= nil
-end
+local isIdentifier = preview.isIdentifier
 
 local function childCountOf(value)
   local t = type(value)
@@ -59,23 +59,15 @@ local function refFor(value, kind, extra)
   return id
 end
 
---- The display string of a value (protocol doc 9.1).
-function M.display(value)
-  local t = type(value)
-  if t == "string" then return '"' .. value .. '"' end
-  if t == "table" then
-    local n = 0
-    for _ in next, value do n = n + 1 end
-    return n .. " Members " .. safe.tostring(value)
-  end
-  if t == "userdata" then return safe.tostring(value) end
-  return tostring(value)
+--- The display string of a value: its preview (protocol doc 9.1 keeps the field, not the form).
+function M.display(value, stringLimit)
+  return preview.describe(value, stringLimit)
 end
 
 --- One Var element.
-function M.var(name, value, evaluateName, extra)
+function M.var(name, value, evaluateName, extra, stringLimit)
   local t = type(value)
-  local v = { name = name, type = t, value = M.display(value), variablesReference = "0" }
+  local v = { name = name, type = t, value = M.display(value, stringLimit), variablesReference = "0" }
   if t == "string" and base64 then v.value = require("luapanda.json").base64(v.value) end
   local expandable = (t == "table") or (t == "function" and getupvalue(value, 1) ~= nil)
     or (t == "userdata" and dgetmetatable(value) ~= nil)
@@ -91,19 +83,7 @@ function M.var(name, value, evaluateName, extra)
   return v
 end
 
-local typeOrder = { number = 1, string = 2, boolean = 3, table = 4, ["function"] = 5, userdata = 6, thread = 7 }
-local function keyLess(a, b)
-  local ta, tb = type(a), type(b)
-  if ta ~= tb then return (typeOrder[ta] or 9) < (typeOrder[tb] or 9) end
-  if ta == "number" or ta == "string" then return a < b end
-  if ta == "boolean" then return (not a) and b end
-  return compat.rawtostring(a) < compat.rawtostring(b)
-end
-
-local function keyName(k)
-  if type(k) == "string" then return '"' .. k .. '"' end
-  return compat.rawtostring(k)
-end
+local keyLess, keyName = preview.keyLess, preview.keyName
 
 local function childEvaluateName(parent, k)
   if not parent then return nil end
@@ -119,7 +99,7 @@ local function tableChildren(t, parentName)
   local list, n = {}, 0
   while rawget(t, n + 1) ~= nil do n = n + 1 end
   for i = 1, n do
-    list[i] = { name = tostring(i), value = rawget(t, i), evaluateName = childEvaluateName(parentName, i) }
+    list[i] = { name = "[" .. i .. "]", value = rawget(t, i), evaluateName = childEvaluateName(parentName, i) }
   end
   local others = {}
   for k in next, t do
@@ -152,7 +132,7 @@ local function children(ref)
   elseif ref.kind == "userdata" then
     list[1] = { name = "_Metatable_", value = dgetmetatable(value) }
   elseif ref.kind == "varargs" then
-    for i = 1, value.n or #value do list[i] = { name = tostring(i), value = value[i] } end
+    for i = 1, value.n or #value do list[i] = { name = "[" .. i .. "]", value = value[i] } end
   end
   ref.list = list
   return list
@@ -190,7 +170,9 @@ local function localsList(frame)
   while true do
     local name, value = stack.getlocal(frame, i)
     if name == nil then break end
-    if string.sub(name, 1, 1) ~= "(" or string.match(name, "^%(for ") then
+    -- The interpreter's own slots ("(for state)", "(temporary)", "(*temporary)"…) are not the
+    -- program's variables.
+    if string.sub(name, 1, 1) ~= "(" then
       local entry = byName[name]
       if entry then
         entry.value, entry.index = value, i
@@ -229,7 +211,8 @@ local function globalsList()
   pcall(table.sort, keys, keyLess)
   local list = {}
   for _, k in ipairs(keys) do
-    list[#list + 1] = { name = tostring(k), value = rawget(_G, k), evaluateName = isIdentifier(k) and k or nil }
+    list[#list + 1] = { name = isIdentifier(k) and k or keyName(k), value = rawget(_G, k),
+                        evaluateName = isIdentifier(k) and k or nil }
   end
   return list
 end
@@ -254,7 +237,8 @@ end
 
 local function parseNewValue(frame, text)
   local s = string.gsub(string.gsub(tostring(text), "^%s+", ""), "%s+$", "")
-  local q = string.match(s, '^"(.*)"$') or string.match(s, "^'(.*)'$")
+  -- A string literal as the Variables view shows one (escaped): the string it stands for.
+  local q = preview.unquote(s)
   if q then return true, q end
   if s == "nil" then return true, nil end
   if s == "true" then return true, true end
@@ -265,8 +249,24 @@ local function parseNewValue(frame, text)
   return eval.watch(frame, s)
 end
 
+-- The key of a child of table `t` from its listed name: `name`, `[1]`, `["a b"]`, `[true]`, a
+-- reference key by its listed name (`[table: 0x…]`), or upstream's forms (`"name"`, `1`).
 local function parseKey(name, t)
-  local q = string.match(name, '^"(.*)"$')
+  if isIdentifier(name) then return name end
+  local inside = string.match(name, "^%[(.*)%]$")
+  if inside then
+    local q = preview.unquote(inside)
+    if q then return q end
+    local n = tonumber(inside)
+    if n then return n end
+    if inside == "true" then return true end
+    if inside == "false" then return false end
+    for k in next, t do
+      if keyName(k) == name then return k end
+    end
+    return nil
+  end
+  local q = preview.unquote(name) or string.match(name, '^"(.*)"$')
   if q then return q end
   local n = tonumber(name)
   if n then
@@ -294,7 +294,9 @@ function M.set(varRef, stackId, varName, newValue)
   local ok, value = parseNewValue(frame, newValue)
   if not ok then return result(false, name, nil, tostring(value)) end
   if ref == M.SCOPE_GLOBALS then
-    rawset(_G, name, value)
+    local key = parseKey(name, _G)
+    if key == nil then return result(false, name, nil, "no global named " .. name) end
+    rawset(_G, key, value)
     return result(true, name, value)
   elseif ref >= M.SCOPE_UPVALUES or ref == M.SCOPE_LOCALS or (ref > M.SCOPE_LOCALS and ref < M.SCOPE_GLOBALS) then
     if not frame then return result(false, name, nil, "unknown frame " .. tostring(stackId)) end
@@ -330,6 +332,7 @@ function M.set(varRef, stackId, varName, newValue)
   if r.kind == "table" then
     if name == "_Metatable_" then return result(false, name, nil, "the metatable cannot be replaced here") end
     local key = parseKey(name, r.value)
+    if key == nil then return result(false, name, nil, "no field " .. name .. " in this table") end
     rawset(r.value, key, value)
     r.list = nil
     return result(true, name, value)
@@ -349,15 +352,36 @@ function M.set(varRef, stackId, varName, newValue)
   return result(false, name, nil, "cannot set " .. name .. " here")
 end
 
---- A single Var for watch/REPL replies.
-function M.evalResult(name, ok, value, failureSuccessValue)
-  if ok then
-    local v = M.var(name, value)
+--- The single Var of a watch/REPL reply. `values` holds every result ({n = count, ...}): one is
+--- shown as itself; several as their previews joined (`5, 8`), expandable into `[1]`, `[2]`…;
+--- none (a statement, a call that returns nothing) as an empty value.
+function M.evalResult(name, ok, values, failureSuccessValue, stringLimit)
+  local json = require("luapanda.json")
+  if not ok then
+    local v = { name = name, type = "string", value = tostring(values), variablesReference = "0", isSuccess = failureSuccessValue }
+    if base64 then v.value = json.base64(v.value) end
+    return v
+  end
+  local n = values.n or 0
+  if n == 1 then
+    local v = M.var(name, values[1], nil, nil, stringLimit)
     v.isSuccess = "true"
     return v
   end
-  local v = { name = name, type = "string", value = tostring(value), variablesReference = "0", isSuccess = failureSuccessValue }
-  if base64 then v.value = require("luapanda.json").base64(v.value) end
+  local shown, types = {}, {}
+  for i = 1, n do
+    shown[i] = M.display(values[i])
+    types[i] = type(values[i])
+  end
+  local v = { name = name, type = n == 0 and "nil" or table.concat(types, ", "),
+              value = table.concat(shown, ", "), variablesReference = "0", isSuccess = "true" }
+  if n > 1 then
+    local id = refFor(values, "varargs", values)
+    if id then
+      v.variablesReference = id
+      v.childCount = n
+    end
+  end
   return v
 end
 

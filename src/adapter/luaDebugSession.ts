@@ -21,7 +21,6 @@ import {
 import type { DebugProtocol } from '@vscode/debugprotocol';
 import * as path from 'node:path';
 import {
-  EvaluateContext,
   ExceptionFilter,
   LuaSession,
   SessionError,
@@ -47,16 +46,11 @@ import {
   toSessionSettings,
 } from './launchConfig';
 import { ENDED_EVENT, EndedEventBody } from './endedEvent';
+import { WARNING_EVENT, WarningEventBody } from './warningEvent';
+import { evaluateBody } from './evaluation';
 import { GameWait } from './gameWait';
 import { findRuntimeDir } from './runtimeLocation';
-import {
-  PAGED_CHILDREN,
-  dapBreakpoint,
-  dapVariable,
-  outputCategory,
-  stackFrame,
-  stoppedEvent,
-} from './translate';
+import { dapBreakpoint, dapVariable, outputCategory, stackFrame, stoppedEvent } from './translate';
 
 /**
  * The library's logger queues every message until `setup` is called, in process forever; we do
@@ -275,7 +269,7 @@ export class LuaDebugSession extends LoggingDebugSession {
     args: DebugProtocol.VariablesArguments,
   ): Promise<void> {
     await this.respond(response, async () => {
-      // Paged values are offered as index ranges only (see PAGED_CHILDREN): no separate named part.
+      // Large values are listed as index ranges (session/ranges.ts): no separate named part.
       if (args.filter === 'named') {
         response.body = { variables: [] };
         return;
@@ -292,24 +286,18 @@ export class LuaDebugSession extends LoggingDebugSession {
     response: DebugProtocol.EvaluateResponse,
     args: DebugProtocol.EvaluateArguments,
   ): Promise<void> {
-    await this.respond(response, async () => {
-      const context = (['watch', 'hover', 'repl', 'clipboard'] as const).find(
-        (c) => c === args.context,
-      );
-      const result = await this.requireSession().evaluate(
-        args.expression,
-        args.frameId,
-        (context ?? 'repl') as EvaluateContext,
-      );
-      const body: DebugProtocol.EvaluateResponse['body'] = {
-        result: result.value,
-        type: result.type,
-        variablesReference: result.variablesReference,
-      };
-      if (result.childCount !== undefined && result.childCount > PAGED_CHILDREN)
-        body.indexedVariables = result.childCount;
-      response.body = body;
-    });
+    try {
+      response.body = await evaluateBody(this.requireSession(), args);
+      this.sendResponse(response);
+    } catch (error) {
+      // Never a notification: the console (REPL) or the Watch view shows the failure in place.
+      const failure = toSessionError(error, 'evaluate-failed');
+      this.sendErrorResponse(response, {
+        id: failure.id,
+        format: failure.message,
+        showUser: false,
+      });
+    }
   }
 
   protected override async setVariableRequest(
@@ -439,6 +427,10 @@ export class LuaDebugSession extends LoggingDebugSession {
     );
     session.on('breakpoints', (list) => {
       for (const bp of list) this.sendEvent(new BreakpointEvent('changed', dapBreakpoint(bp)));
+    });
+    session.on('warning', (text) => {
+      const body: WarningEventBody = { text };
+      this.sendEvent(new Event(WARNING_EVENT, body));
     });
     session.on('process', (p) =>
       this.sendEvent(

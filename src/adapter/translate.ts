@@ -12,9 +12,6 @@ import type { DebugProtocol } from '@vscode/debugprotocol';
 import * as path from 'node:path';
 import type { Breakpoint, Frame, OutputCategory, StopInfo, Variable } from '../session';
 
-/** Above this many children a value is offered to the client in index ranges (paging). */
-export const PAGED_CHILDREN = 100;
-
 export function stoppedEvent(stop: StopInfo): DebugProtocol.StoppedEvent {
   const event = new StoppedEvent(
     stop.reason,
@@ -56,9 +53,9 @@ export function dapVariable(variable: Variable): DebugProtocol.Variable {
     variablesReference: variable.variablesReference,
   };
   if (variable.evaluateName !== undefined) out.evaluateName = variable.evaluateName;
-  if (variable.childCount !== undefined && variable.childCount > PAGED_CHILDREN) {
-    out.indexedVariables = variable.childCount;
-  }
+  // No indexedVariables: VS Code would group the children into ranges labelled from 0; the
+  // session lists a large value as its own 1-based ranges instead (session/ranges.ts).
+  if (variable.presentationHint) out.presentationHint = { kind: variable.presentationHint };
   return out;
 }
 

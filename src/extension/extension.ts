@@ -8,6 +8,7 @@
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
+import { BreakpointDiagnostics } from './breakpointDiagnostics';
 import { createMcpServer } from '../mcp/server';
 import { SessionMonitor } from '../mcp/sessionMonitor';
 import { ToolContext, ToolSettings } from '../mcp/tools/context';
@@ -45,6 +46,7 @@ export function activate(context: vscode.ExtensionContext): ExtensionApi {
 
   context.subscriptions.push(
     ...registerLuaDebugger(context.asAbsolutePath(path.join('dist', 'lua'))),
+    new BreakpointDiagnostics(),
   );
 
   const channel = new VscodeDebugChannel();

@@ -10,10 +10,13 @@ import * as path from 'node:path';
 import type { DebugProtocol } from '@vscode/debugprotocol';
 import * as vscode from 'vscode';
 import { BreakpointInfo, BreakpointService, BreakpointSpec } from '../mcp/channel';
+import { BreakpointPrecheck, PrecheckedBreakpoint } from '../session/breakpointPrecheck';
 
 interface Binding {
   verified: boolean;
   message?: string;
+  /** Where the adapter bound it. */
+  line?: number;
 }
 
 export class VscodeBreakpoints implements BreakpointService, vscode.Disposable {
@@ -27,14 +30,25 @@ export class VscodeBreakpoints implements BreakpointService, vscode.Disposable {
   /** Resolvers waiting for a session's setBreakpoints answer on a file. */
   private readonly answerWaiters = new Set<{ file: string; resolve: () => void }>();
   private readonly subscription: vscode.Disposable;
+  private readonly precheck = new BreakpointPrecheck();
+  /** our id → what the checks of a Lua file said when the agent set it (before any answer). */
+  private readonly prechecks = new Map<number, PrecheckedBreakpoint>();
 
   /** `family(sessionId)`: the VS Code sessions that make up one agent-visible session. */
   constructor(private readonly family: (sessionId: string) => string[]) {
     this.subscription = vscode.debug.onDidChangeBreakpoints((change) => {
       for (const removed of change.removed) {
         const ours = this.ids.get(removed.id);
-        if (ours !== undefined) this.bindings.delete(ours);
+        if (ours !== undefined) {
+          this.bindings.delete(ours);
+          this.prechecks.delete(ours);
+        }
         this.ids.delete(removed.id);
+      }
+      // An edited breakpoint (condition, line) is no longer what was checked.
+      for (const changed of change.changed) {
+        const ours = this.ids.get(changed.id);
+        if (ours !== undefined) this.prechecks.delete(ours);
       }
     });
   }
@@ -59,10 +73,12 @@ export class VscodeBreakpoints implements BreakpointService, vscode.Disposable {
       spec.hitCondition,
       spec.logMessage,
     );
+    const precheck = await this.precheck.check(spec.filePath, spec.line, spec);
     const live = vscode.debug.activeDebugSession !== undefined;
     const answered = live ? this.nextAnswer(spec.filePath, 3000) : Promise.resolve();
     vscode.debug.addBreakpoints([breakpoint]);
-    this.idOf(breakpoint);
+    const id = this.idOf(breakpoint);
+    if (precheck) this.prechecks.set(id, precheck);
     await answered;
     return this.info(breakpoint);
   }
@@ -111,9 +127,11 @@ export class VscodeBreakpoints implements BreakpointService, vscode.Disposable {
       const binding: Binding = answer
         ? {
             verified: answer.verified,
+            // A verified answer's message says where it moved from.
             message: answer.verified
-              ? undefined
+              ? answer.message
               : (answer.message ?? 'The debugger could not bind the breakpoint.'),
+            line: answer.line,
           }
         : { verified: false, message: response.message ?? 'The debugger refused the breakpoints.' };
       this.bindingsOf(ours).set(sessionId, binding);
@@ -132,6 +150,7 @@ export class VscodeBreakpoints implements BreakpointService, vscode.Disposable {
     this.bindingsOf(ours).set(sessionId, {
       verified: body.breakpoint.verified,
       message: body.breakpoint.message,
+      line: body.breakpoint.line,
     });
   }
 
@@ -189,13 +208,18 @@ export class VscodeBreakpoints implements BreakpointService, vscode.Disposable {
     const id = this.idOf(bp);
     const bindings = [...(this.bindings.get(id)?.values() ?? [])];
     const verified = bindings.some((b) => b.verified);
+    const chosen = bindings.find((b) => b.verified) ?? bindings.find((b) => b.message);
+    const precheck = bindings.length === 0 ? this.prechecks.get(id) : undefined;
+    // Verified: only a note (where it moved from); otherwise why not.
     const message = verified
-      ? undefined
-      : (bindings.find((b) => b.message)?.message ??
+      ? chosen?.message
+      : (chosen?.message ??
+        precheck?.message ??
         (vscode.debug.activeDebugSession
           ? undefined
           : 'No debug session yet; the breakpoint is set when one starts.'));
     const start = bp.location.range.start;
+    const boundLine = chosen?.line ?? precheck?.line;
     return {
       id,
       filePath: bp.location.uri.fsPath,
@@ -206,6 +230,7 @@ export class VscodeBreakpoints implements BreakpointService, vscode.Disposable {
       ...(bp.logMessage ? { logMessage: bp.logMessage } : {}),
       verified,
       ...(message ? { message } : {}),
+      ...(boundLine !== undefined && boundLine !== start.line + 1 ? { boundLine } : {}),
     };
   }
 }

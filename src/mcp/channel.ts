@@ -53,8 +53,10 @@ export interface BreakpointSpec {
 export interface BreakpointInfo extends BreakpointSpec {
   /** Our id: a number, stable for the life of the breakpoint. */
   readonly id: number;
+  /** Where it is bound (or will bind): `line` is the line asked for. */
+  readonly boundLine?: number;
   readonly verified: boolean;
-  /** Why the breakpoint is not verified, when the debugger said. */
+  /** Why the breakpoint is not verified, or where it moved, when the debugger or the checks said. */
   readonly message?: string;
 }
 

@@ -35,7 +35,8 @@ export const DEFAULT_DAP_TIMEOUT_MS = 15_000;
 
 interface PendingRequest {
   readonly command: string;
-  readonly resolve: (body: unknown) => void;
+  /** With the response's body and its place among the adapter's messages (`seq`). */
+  readonly resolve: (body: unknown, seq: number) => void;
   readonly reject: (error: Error) => void;
   readonly timer: NodeJS.Timeout;
 }
@@ -60,11 +61,24 @@ export class DapClient extends EventEmitter<DapClientEvents> {
     args?: unknown,
     timeoutMs = DEFAULT_DAP_TIMEOUT_MS,
   ): Promise<T> {
+    return this.requestInOrder<T>(command, args, timeoutMs).then(({ body }) => body);
+  }
+
+  /**
+   * A request whose answer comes with the response's `seq`: the adapter numbers every message it
+   * sends, and events are delivered at once while a response's caller resumes later, so a caller
+   * that also follows events (breakpoint changes) can tell which of the two is the newer.
+   */
+  requestInOrder<T = unknown>(
+    command: string,
+    args?: unknown,
+    timeoutMs = DEFAULT_DAP_TIMEOUT_MS,
+  ): Promise<{ body: T; seq: number }> {
     if (this.disposed) {
       return Promise.reject(new DapRequestError(command, 'The debug session has ended.'));
     }
     const seq = this.seq++;
-    return new Promise<T>((resolve, reject) => {
+    return new Promise<{ body: T; seq: number }>((resolve, reject) => {
       const timer = setTimeout(() => {
         this.pending.delete(seq);
         reject(
@@ -78,7 +92,7 @@ export class DapClient extends EventEmitter<DapClientEvents> {
       }, timeoutMs);
       this.pending.set(seq, {
         command,
-        resolve: resolve as (body: unknown) => void,
+        resolve: (body, responseSeq) => resolve({ body: body as T, seq: responseSeq }),
         reject,
         timer,
       });
@@ -111,7 +125,7 @@ export class DapClient extends EventEmitter<DapClientEvents> {
       const response = message as DebugProtocol.Response;
       const error = response.success ? undefined : describeFailure(response);
       const errorId = (response as DebugProtocol.ErrorResponse).body?.error?.id;
-      this.settle(response.request_seq, response.body, error, errorId);
+      this.settle(response.request_seq, response.body, error, errorId, response.seq);
     } else if (message.type === 'event') {
       this.emit('event', message as DebugProtocol.Event);
     } else if (message.type === 'request') {
@@ -128,13 +142,19 @@ export class DapClient extends EventEmitter<DapClientEvents> {
     }
   }
 
-  private settle(seq: number, body: unknown, error?: string, errorId?: number): void {
+  private settle(
+    seq: number,
+    body: unknown,
+    error?: string,
+    errorId?: number,
+    responseSeq = 0,
+  ): void {
     const entry = this.pending.get(seq);
     if (!entry) return;
     this.pending.delete(seq);
     clearTimeout(entry.timer);
     if (error !== undefined) entry.reject(new DapRequestError(entry.command, error, errorId));
-    else entry.resolve(body);
+    else entry.resolve(body, responseSeq);
   }
 }
 

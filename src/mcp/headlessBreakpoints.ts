@@ -5,26 +5,48 @@
  * reason when not, and tells which adapter id stands for which of ours.
  */
 import type { DebugProtocol } from '@vscode/debugprotocol';
+import { BreakpointPrecheck, PrecheckedBreakpoint } from '../session/breakpointPrecheck';
 import { BreakpointInfo, BreakpointService, BreakpointSpec } from './channel';
 
 /** What the store needs of a live session to push breakpoints to it. */
 export interface BreakpointTarget {
   readonly id: string;
-  request(command: 'setBreakpoints', args: DebugProtocol.SetBreakpointsArguments): Promise<unknown>;
+  /** Resolves with the answer and its `seq` among the adapter's messages (events included). */
+  request(
+    command: 'setBreakpoints',
+    args: DebugProtocol.SetBreakpointsArguments,
+  ): Promise<{ body: unknown; seq: number }>;
 }
 
 interface Entry {
   spec: BreakpointSpec;
   verified: boolean;
   message?: string;
+  /** The line a session bound it on. */
+  line?: number;
+  /** What the checks of a Lua file said before any session answered. */
+  precheck?: PrecheckedBreakpoint;
+  /** The `seq` of the adapter message that last set its state: an older answer does not undo it. */
+  seq?: number;
+}
+
+interface AdapterEvent {
+  readonly body: DebugProtocol.BreakpointEvent['body'];
+  readonly seq: number;
 }
 
 export class HeadlessBreakpoints implements BreakpointService {
   private nextId = 1;
   private readonly entries = new Map<number, Entry>();
+  private readonly precheck = new BreakpointPrecheck();
   private readonly targets = new Map<string, BreakpointTarget>();
   /** session id → adapter breakpoint id → our id */
   private readonly adapterIds = new Map<string, Map<number, number>>();
+  /**
+   * session id → adapter breakpoint id → the latest event about a breakpoint whose answer (which
+   * says whose id it is) the caller has not read yet: events arrive at once, answers a bit later.
+   */
+  private readonly early = new Map<string, Map<number, AdapterEvent>>();
 
   list(): BreakpointInfo[] {
     return [...this.entries].map(([id, entry]) => this.info(id, entry));
@@ -32,13 +54,16 @@ export class HeadlessBreakpoints implements BreakpointService {
 
   async add(spec: BreakpointSpec): Promise<BreakpointInfo> {
     const id = this.nextId++;
+    const precheck = await this.precheck.check(spec.filePath, spec.line, spec);
     const entry: Entry = {
       spec,
       verified: false,
+      precheck,
       message:
         this.targets.size === 0
-          ? 'No debug session yet; the breakpoint is set when one starts.'
+          ? (precheck?.message ?? 'No debug session yet; the breakpoint is set when one starts.')
           : undefined,
+      line: this.targets.size === 0 ? precheck?.line : undefined,
     };
     this.entries.set(id, entry);
     await this.syncFile(spec.filePath);
@@ -71,17 +96,25 @@ export class HeadlessBreakpoints implements BreakpointService {
   detach(sessionId: string): void {
     this.targets.delete(sessionId);
     this.adapterIds.delete(sessionId);
+    this.early.delete(sessionId);
   }
 
   /** A `breakpoint` event from a session's adapter (verified state changed, or moved). */
-  onAdapterEvent(sessionId: string, body: DebugProtocol.BreakpointEvent['body']): void {
+  onAdapterEvent(
+    sessionId: string,
+    body: DebugProtocol.BreakpointEvent['body'],
+    seq: number,
+  ): void {
     const adapterId = body.breakpoint.id;
-    if (adapterId === undefined) return;
+    if (adapterId === undefined || body.reason === 'removed') return;
     const ours = this.idForAdapterBreakpoint(sessionId, adapterId);
-    const entry = ours === undefined ? undefined : this.entries.get(ours);
-    if (!entry || body.reason === 'removed') return;
-    entry.verified = body.breakpoint.verified;
-    entry.message = body.breakpoint.message;
+    if (ours === undefined) {
+      if (!this.early.has(sessionId)) this.early.set(sessionId, new Map());
+      this.early.get(sessionId)?.set(adapterId, { body, seq });
+      return;
+    }
+    const entry = this.entries.get(ours);
+    if (entry) applyEvent(entry, { body, seq });
   }
 
   private async syncFile(filePath: string, targets = [...this.targets.values()]): Promise<void> {
@@ -100,11 +133,11 @@ export class HeadlessBreakpoints implements BreakpointService {
     await Promise.all(
       targets.map(async (target) => {
         let body: DebugProtocol.SetBreakpointsResponse['body'] | undefined;
+        let seq: number;
         try {
-          body = (await target.request(
-            'setBreakpoints',
-            args,
-          )) as DebugProtocol.SetBreakpointsResponse['body'];
+          const answer = await target.request('setBreakpoints', args);
+          body = answer.body as DebugProtocol.SetBreakpointsResponse['body'];
+          seq = answer.seq;
         } catch (error) {
           for (const [, entry] of inFile) {
             entry.verified = false;
@@ -117,17 +150,48 @@ export class HeadlessBreakpoints implements BreakpointService {
           const mine = inFile[i];
           if (!mine) return;
           const [id, entry] = mine;
+          const early = answer.id === undefined ? undefined : this.early.get(target.id);
+          if (answer.id !== undefined) {
+            ids?.set(answer.id, id);
+            const event = early?.get(answer.id);
+            early?.delete(answer.id);
+            if (event && event.seq > seq) {
+              applyEvent(entry, event);
+              return;
+            }
+          }
+          // A breakpoint event the adapter sent after this answer was already applied.
+          if (entry.seq !== undefined && entry.seq > seq) return;
+          entry.seq = seq;
           entry.verified = answer.verified;
+          // A verified answer's message says where it moved from.
           entry.message = answer.verified
-            ? undefined
+            ? answer.message
             : (answer.message ?? 'The debugger could not bind the breakpoint.');
-          if (answer.id !== undefined) ids?.set(answer.id, id);
+          entry.line = answer.line;
         });
       }),
     );
   }
 
   private info(id: number, entry: Entry): BreakpointInfo {
-    return { ...entry.spec, id, verified: entry.verified, message: entry.message };
+    const bound = entry.line !== undefined && entry.line !== entry.spec.line;
+    return {
+      ...entry.spec,
+      id,
+      verified: entry.verified,
+      message: entry.message,
+      ...(bound ? { boundLine: entry.line } : {}),
+    };
   }
+}
+
+/** A breakpoint event of the adapter, unless the entry already holds a newer state. */
+function applyEvent(entry: Entry, event: AdapterEvent): void {
+  if (entry.seq !== undefined && entry.seq > event.seq) return;
+  const { breakpoint } = event.body;
+  entry.verified = breakpoint.verified;
+  entry.message = breakpoint.message;
+  entry.line = breakpoint.line ?? entry.line;
+  entry.seq = event.seq;
 }

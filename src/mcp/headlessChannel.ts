@@ -172,7 +172,7 @@ export class HeadlessChannel extends ChannelEventSource implements DebugChannel 
     this.configured.add(session);
     await this.breakpoints.attach({
       id: session.id,
-      request: (command, args) => session.client.request(command, args),
+      request: (command, args) => session.client.requestInOrder(command, args),
     });
     if (session.capabilities.exceptionBreakpointFilters) {
       const filters = exceptionFilters ?? session.exceptionFilters.defaults();
@@ -186,7 +186,8 @@ export class HeadlessChannel extends ChannelEventSource implements DebugChannel 
   private onAdapterEvent(session: HeadlessSession, event: DebugProtocol.Event): void {
     if (session.ended) return;
     if (event.event === 'breakpoint') {
-      this.breakpoints.onAdapterEvent(session.id, (event as DebugProtocol.BreakpointEvent).body);
+      const { body, seq } = event as DebugProtocol.BreakpointEvent;
+      this.breakpoints.onAdapterEvent(session.id, body, seq);
     }
     this.emitter.emit('event', session, event);
     if (event.event !== 'terminated') return;

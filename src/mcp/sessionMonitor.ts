@@ -7,6 +7,7 @@
  */
 import type { DebugProtocol } from '@vscode/debugprotocol';
 import { ENDED_EVENT, endedEventBodySchema } from '../adapter/endedEvent';
+import { WARNING_EVENT, warningEventBodySchema } from '../adapter/warningEvent';
 import { DebugChannel, DebugSessionPort, Disposable } from './channel';
 import { OutputLog } from './outputLog';
 
@@ -59,10 +60,15 @@ export interface WaitOptions {
   signal?: AbortSignal;
 }
 
+/** Warnings kept per session until a result carries them; older ones are counted, not kept. */
+export const MAX_WARNINGS = 20;
+
 export class SessionMonitor implements Disposable {
   readonly output = new OutputLog();
   private seq = 0;
   private readonly tracked = new Map<string, Tracked>();
+  /** Per session: what the adapter warned of (`luapandaWarning`) since a result last said it. */
+  private readonly warnings = new Map<string, { texts: string[]; dropped: number }>();
   private readonly waiters = new Set<Waiter>();
   private readonly subscriptions: Disposable[];
   /** Sessions being started by a tool call, keyed by configuration name (before an id exists). */
@@ -103,6 +109,19 @@ export class SessionMonitor implements Disposable {
   busyWith(sessionId: string): string | undefined {
     const progress = this.tracked.get(sessionId)?.progress;
     return progress && progress.size > 0 ? [...progress.values()].join('; ') : undefined;
+  }
+
+  /**
+   * The warnings of `sessionId` not yet given to the agent, oldest first (a breakpoint whose
+   * condition failed, one that binds nowhere…); each is given once.
+   */
+  takeWarnings(sessionId: string): string[] {
+    const pending = this.warnings.get(sessionId);
+    if (!pending) return [];
+    this.warnings.delete(sessionId);
+    const texts = [...pending.texts];
+    if (pending.dropped > 0) texts.unshift(`(${pending.dropped} earlier warning(s) left out)`);
+    return texts;
   }
 
   lastStop(sessionId: string): StopRecord | undefined {
@@ -233,6 +252,12 @@ export class SessionMonitor implements Disposable {
         }
         return;
       }
+      case WARNING_EVENT: {
+        // Kept even before the session is tracked: a breakpoint checked at the start warns then.
+        const parsed = warningEventBodySchema.safeParse(event.body);
+        if (parsed.success) this.addWarning(session.id, parsed.data.text);
+        return;
+      }
       case 'progressStart': {
         const body = (event as DebugProtocol.ProgressStartEvent).body;
         tracked?.progress.set(
@@ -254,6 +279,17 @@ export class SessionMonitor implements Disposable {
         }
         return;
       }
+    }
+  }
+
+  private addWarning(sessionId: string, text: string): void {
+    const pending = this.warnings.get(sessionId) ?? { texts: [], dropped: 0 };
+    this.warnings.set(sessionId, pending);
+    if (pending.texts.includes(text)) return;
+    pending.texts.push(text);
+    if (pending.texts.length > MAX_WARNINGS) {
+      pending.texts.shift();
+      pending.dropped++;
     }
   }
 

@@ -1,6 +1,6 @@
 /**
  * Classifies decoded frames from the Lua side: a reply (it carries a callbackId) or a
- * notification (stop, memory, log). Unknown commands and malformed payloads become
+ * notification (stop, memory, log, breakpoints bound). Unknown commands and malformed payloads become
  * `ProtocolError`s instead of exceptions, so one bad frame never stops the ones after it.
  */
 import { z } from 'zod';
@@ -65,6 +65,11 @@ export function classifyFrame(json: unknown, text: string): Inbound {
       const log = luaNotificationSchemas[cmd].safeParse(envelope.info);
       if (!log.success) return invalid(cmd, log.error, text);
       return { kind: 'notification', notification: { kind: 'log', cmd, text: log.data.logInfo } };
+    }
+    case 'breakpointsBound': {
+      const bound = luaNotificationSchemas.breakpointsBound.safeParse(envelope.info);
+      if (!bound.success) return invalid(cmd, bound.error, text);
+      return { kind: 'notification', notification: { kind: 'bound', cmd, ...bound.data } };
     }
   }
   if (cmd in replySchemas) return { kind: 'unsolicited-reply', cmd };

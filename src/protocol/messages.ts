@@ -92,12 +92,21 @@ export const wireBreakpointSchema = z.object({
   logMessage: z.string().optional(),
   /** Extension: `> 5`, `>= 5`, `== 5`, `< 5`, `<= 5`, `% 2` or a bare number (`>=`). */
   hitCondition: z.string().optional(),
+  /** Extension (breakpointsBound): the line the user asked for, when `line` is where it moved. */
+  requested: wireNumber.optional(),
+  /** Extension (breakpointsBound): the line range of the function the breakpoint binds in
+   * (`fnFirst` 0: the main chunk): it binds on that function's first line with code at or
+   * after `requested` when the function is first seen. */
+  fnFirst: wireNumber.optional(),
+  fnLast: wireNumber.optional(),
 });
 export type WireBreakpoint = z.input<typeof wireBreakpointSchema>;
 
 export const setBreakPointRequestSchema = z.object({
   path: z.string(),
   bks: wireArray(wireBreakpointSchema),
+  /** Extension: send `breakpointsBound` notifications (our runtime only; upstream ignores it). */
+  notifyBound: z.boolean().optional(),
 });
 
 export const continueRequestSchema = wireObject({
@@ -186,8 +195,15 @@ export const breakpointResultSchema = z.object({
   message: z.string().optional(),
 });
 export const setBreakPointReplySchema = z.union([
-  z.array(z.never()).transform(() => ({ results: undefined })),
-  wireObject({ results: wireArray(breakpointResultSchema).optional() }),
+  // Upstream's `[]`: no verdicts, no word on loading (typed so that both shapes read alike).
+  z
+    .array(z.never())
+    .transform((): { results: undefined; loaded?: boolean } => ({ results: undefined })),
+  wireObject({
+    results: wireArray(breakpointResultSchema).optional(),
+    /** Extension: whether code of the file has run yet (its chunk is loaded). */
+    loaded: wireBoolean.optional(),
+  }),
 ]);
 
 export const variableListSchema = wireArray(variableSchema);
@@ -251,12 +267,22 @@ export const stopInfoSchema = z.union([
 
 export const logInfoSchema = wireObject({ logInfo: wireText });
 
+/**
+ * Extension: a file that holds breakpoints is loaded (its code ran for the first time), and
+ * where breakpoints that name their function bound once it was seen (`bound` 0: nowhere).
+ */
+export const breakpointsBoundSchema = wireObject({
+  path: z.string(),
+  lines: wireArray(wireObject({ line: wireNumber, bound: wireNumber })),
+});
+
 export const luaNotificationSchemas = {
   refreshLuaMemory: wireObject({ memInfo: wireNumber }),
   output: logInfoSchema,
   tip: logInfoSchema,
   tipError: logInfoSchema,
   debug_console: logInfoSchema,
+  breakpointsBound: breakpointsBoundSchema,
 } as const;
 
 export type LuaNotification =
@@ -271,6 +297,12 @@ export type LuaNotification =
       readonly kind: 'log';
       readonly cmd: 'output' | 'tip' | 'tipError' | 'debug_console';
       readonly text: string;
+    }
+  | {
+      readonly kind: 'bound';
+      readonly cmd: 'breakpointsBound';
+      readonly path: string;
+      readonly lines: readonly { readonly line: number; readonly bound: number }[];
     };
 
 export const stopNotificationSchema = z.object({

@@ -68,14 +68,20 @@ export class SourceLines {
       };
     }
     const target = innermost(functions, line);
-    if (target.lines.has(line)) return { kind: 'code', line, target: rangeOf(target) };
-    const next = [...target.lines].filter((l) => l > line).sort((a, b) => a - b)[0];
+    // The final return after a `return` is code that never runs.
+    const code = [...target.lines].filter((l) => l !== target.deadEnd);
+    if (code.includes(line)) return { kind: 'code', line, target: rangeOf(target) };
+    const next = code.filter((l) => l > line).sort((a, b) => a - b)[0];
     if (next === undefined) {
       return {
         kind: 'none',
         message:
-          `Line ${line} (${this.describe(line)}) has no code, and no line after it in ` +
-          `${this.describeFunction(target)} has.`,
+          line === target.deadEnd
+            ? `Line ${line} (${this.describe(line)}) is never reached: ` +
+              `${this.describeFunction(target)} returns before it. Set the breakpoint on its ` +
+              '`return` line to stop when it returns.'
+            : `Line ${line} (${this.describe(line)}) has no code, and no line after it in ` +
+              `${this.describeFunction(target)} has.`,
       };
     }
     return {
@@ -169,12 +175,16 @@ function rangeOf(fn: FunctionLines): TargetFunction {
 
 /** Per function (the same ranges in every dialect), the lines that have code in any dialect. */
 function union(all: FunctionLines[][]): FunctionLines[] {
-  const byRange = new Map<string, { first: number; last: number; lines: Set<number> }>();
+  const byRange = new Map<
+    string,
+    { first: number; last: number; lines: Set<number>; deadEnd?: number }
+  >();
   for (const functions of all) {
     for (const fn of functions) {
       const key = fn.first === 0 ? 'main' : `${fn.first}-${fn.last}`;
       const entry = byRange.get(key) ?? { first: fn.first, last: fn.last, lines: new Set() };
       for (const line of fn.lines) entry.lines.add(line);
+      if (fn.deadEnd !== undefined) entry.deadEnd = fn.deadEnd;
       byRange.set(key, entry);
     }
   }

@@ -19,6 +19,9 @@ export interface FunctionLines {
   readonly last: number;
   /** Lines with code of this function itself, nested functions excluded (`activelines`). */
   readonly lines: ReadonlySet<number>;
+  /** The line of its `end` when it holds only the final return of a function that returns
+   * before it (PUC Lua emits it, but nothing ever runs it). */
+  readonly deadEnd?: number;
 }
 
 /** 5.4 attributes of locals, by the offset of the variable's name. */
@@ -65,12 +68,19 @@ class StatementCompiler extends ExpressionCompiler {
     this.statements(node.body);
     const end = this.endLine(node);
     // The final return; LuaJIT leaves it out after a `return`.
-    if (!this.rules.jit || !endsWithReturn(node.body)) this.fn.emit(end);
+    const returns = endsWithReturn(node.body);
+    const dead = returns && !this.fn.lines.has(end);
+    if (!this.rules.jit || !returns) this.fn.emit(end);
     const statement = node.identifier !== null && !node.isLocal;
     const first = statement
       ? this.startLine(node)
       : this.lineOfToken('(', rangeOf(node.identifier ?? node)[0]);
-    this.functions.push({ first, last: end, lines: this.fn.lines });
+    this.functions.push({
+      first,
+      last: end,
+      lines: this.fn.lines,
+      ...(dead ? { deadEnd: end } : {}),
+    });
     const compiled = this.fn;
     this.fn = outer;
     return compiled;

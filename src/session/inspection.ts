@@ -2,6 +2,8 @@
  * Evaluation and assignment in a stopped frame, on top of the session's request function and
  * variable store: watch/hover are read-only (`getWatchedVariable`), the REPL may change state
  * (`runREPLExpression`), and `setVariable` targets a scope or, with feature `setField`, a table.
+ * The value of an expression with several results is the runtime's `5, 8`; a REPL statement
+ * with none has the empty value.
  */
 import type { IdeCommand, IdeRequestInfo, ReplyInfo, RequestCommand } from '../protocol';
 import { SessionError } from './errors';
@@ -33,10 +35,9 @@ export async function evaluateIn(
     throw new SessionError('evaluate-failed', `"${expression}" has no value in this frame.`);
   }
   if (result.isSuccess === false) {
-    throw new SessionError(
-      'evaluate-failed',
-      `Could not evaluate "${expression}": ${result.value}`,
-    );
+    // The Lua error as Lua words it (`(eval):1: attempt to index a nil value…`); callers that
+    // show it with the expression add their own prefix, once.
+    throw new SessionError('evaluate-failed', result.value);
   }
   const variable = variables.wrap(result, stackId);
   return {
@@ -55,7 +56,7 @@ export async function assignIn(
   value: string,
   canSetFields: boolean,
 ): Promise<EvaluateResult> {
-  if (container.kind === 'value' && !canSetFields) {
+  if (container.kind !== 'scope' && !canSetFields) {
     throw new SessionError(
       'not-supported',
       'This Lua runtime cannot assign table fields (upstream LuaPanda.lua would assign a ' +

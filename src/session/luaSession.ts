@@ -15,6 +15,7 @@ import {
   RequestCommand,
 } from '../protocol';
 import { Breakpoint, BreakpointSpec, BreakpointStore } from './breakpoints';
+import { BreakpointSync } from './breakpointSync';
 import type { Connector } from './connectors';
 import { SessionError, toSessionError } from './errors';
 import { ExitStatus, describeExit, exitNumber } from './exitStatus';
@@ -67,6 +68,7 @@ export class LuaSession extends EventEmitter<LuaSessionEvents> {
   readonly id = randomUUID();
   private readonly machine = new StateMachine((change) => this.emit('state', change));
   private readonly store: BreakpointStore;
+  private readonly sync: BreakpointSync;
   private readonly mapper: SourceMapper;
   private readonly frameHandles = new HandleTable<Frame>();
   private readonly threadRegistry = new ThreadRegistry();
@@ -100,6 +102,14 @@ export class LuaSession extends EventEmitter<LuaSessionEvents> {
       },
       workspaceFiles,
     );
+    this.sync = new BreakpointSync({
+      store: this.store,
+      mapper: this.mapper,
+      features: () => this.features,
+      sendList: (info) => this.request('setBreakPoint', info),
+      announce: (changed) => this.emit('breakpoints', changed),
+      warn: (text) => this.emit('warning', text),
+    });
   }
 
   // ---------------------------------------------------------------------------------------------
@@ -149,12 +159,7 @@ export class LuaSession extends EventEmitter<LuaSessionEvents> {
 
   /** Replaces the breakpoints of one file; resolves with them once the Lua side has answered. */
   async setBreakpoints(path: string, specs: readonly BreakpointSpec[]): Promise<Breakpoint[]> {
-    this.mapper.addFile(path);
-    const list = this.store.setFile(path, specs);
-    if (!this.isConnected()) return list;
-    // The caller gets the verdicts in the result; events are for changes nobody asked for.
-    await this.sendBreakpoints(path, false);
-    return this.store.forFile(path);
+    return this.sync.set(path, specs, this.isConnected());
   }
 
   async setExceptionFilters(filters: readonly ExceptionFilter[]): Promise<void> {
@@ -174,7 +179,11 @@ export class LuaSession extends EventEmitter<LuaSessionEvents> {
     connector.onNotice = (text) => this.addOutput('important', `${text}\n`);
     const debuggee = connector.process;
     if (debuggee) {
-      debuggee.on('output', (category, text) => this.addOutput(category, text));
+      debuggee.on('output', (category, text) => {
+        this.addOutput(category, text);
+        // The runtime's console lines come this way in launch mode (a failed condition too).
+        if (category === 'console') this.sync.onLog(text);
+      });
       debuggee.once('exit', (exit) => this.onProcessExit(exit));
       this.emit('process', { pid: debuggee.pid, name: debuggee.interpreter });
     }
@@ -377,9 +386,10 @@ export class LuaSession extends EventEmitter<LuaSessionEvents> {
     this.features = new Set(reply.features ?? []);
     this.runtimeName = reply.runtime ?? `LuaPanda ${reply.debuggerVer ?? ''}`.trim();
     this.emit('connected', { runtime: this.runtimeName, features: [...this.features] });
+    this.sync.connected(reply.luaVersion);
     // Send everything at once: upstream reads one frame right after the handshake and the rest
     // at its next poll, so waiting for each reply would let the first lines run unguarded.
-    const sends: Promise<unknown>[] = this.store.paths().map((path) => this.sendBreakpoints(path));
+    const sends: Promise<unknown>[] = this.store.paths().map((path) => this.sync.send(path));
     if (this.features.has('exceptions')) {
       sends.push(this.request('setExceptionBreakpoints', { filters: this.exceptionFilters }));
     }
@@ -394,25 +404,6 @@ export class LuaSession extends EventEmitter<LuaSessionEvents> {
     }
     await Promise.all(sends);
     if (this.machine.is('Starting')) this.machine.transition('Running', 'the program runs');
-  }
-
-  /** Sends one file's breakpoints; a failure leaves them unverified with the reason. */
-  private async sendBreakpoints(path: string, announce = true): Promise<void> {
-    const hitConditions = this.features.has('hitCondition');
-    const bks = this.store.wireList(path, hitConditions);
-    const wirePath = this.mapper.wirePath(path);
-    let changed: Breakpoint[];
-    try {
-      const reply = await this.request('setBreakPoint', { path: wirePath, bks });
-      const results = this.features.has('breakpointResults') ? reply.results : undefined;
-      changed = this.store.applyResults(path, hitConditions, results);
-    } catch (error) {
-      const cause = toSessionError(error);
-      changed = this.store
-        .markUnbound(`The Lua side did not confirm it: ${cause.message}`)
-        .filter((bp) => bp.path === path);
-    }
-    if (announce && changed.length > 0) this.emit('breakpoints', changed);
   }
 
   private readonly ask: Ask = (cmd, info) => this.request(cmd, info);
@@ -475,6 +466,10 @@ export class LuaSession extends EventEmitter<LuaSessionEvents> {
       }
       case 'log':
         this.addOutput(LOG_CATEGORIES[notification.cmd], ensureNewline(notification.text));
+        this.sync.onLog(notification.text);
+        return;
+      case 'bound':
+        this.sync.onBound(notification);
         return;
       case 'memory':
         return;
@@ -494,8 +489,7 @@ export class LuaSession extends EventEmitter<LuaSessionEvents> {
     this.connection = undefined;
     this.leaveStop('the connection closed');
     this.currentStop = undefined;
-    const unbound = this.store.markUnbound();
-    if (unbound.length > 0) this.emit('breakpoints', unbound);
+    this.sync.disconnected();
     const connector = this.connector;
     const debuggee = connector?.process;
     if (debuggee) {

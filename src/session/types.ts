@@ -106,6 +106,8 @@ export interface Variable {
   /** Number of children, when the runtime says (paging). */
   readonly childCount?: number;
   readonly evaluateName?: string;
+  /** `virtual`: not a value of the program but a group of its children (`[101..200]`). */
+  readonly presentationHint?: 'virtual';
 }
 
 export interface EvaluateResult {
@@ -137,6 +139,8 @@ export interface LuaSessionEvents {
   continued: [{ readonly threadId: number; readonly allThreadsContinued: boolean }];
   output: [OutputEntry];
   breakpoints: [readonly Breakpoint[]];
+  /** Something about a breakpoint to say once: its condition does not parse, or failed. */
+  warning: [string];
   process: [{ readonly pid: number; readonly name: string }];
   connected: [{ readonly runtime: string; readonly features: readonly string[] }];
   /** `exitCode` is 128 + the signal's number when a signal ended the program. */

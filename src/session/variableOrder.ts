@@ -1,18 +1,18 @@
 /**
  * Tidies the variable lists of a runtime that does not page them (upstream's LuaPanda.lua) the
  * way our runtime tidies its own: table fields and globals in a stable order instead of `pairs`
- * order (which changes from run to run: Lua 5.4 seeds its string hashes at random), and locals
- * without the interpreter's internal slots such as 5.4's `(temporary)` (upstream filters only
- * 5.1's `(*temporary)`, so the hook's own registers showed up among the user's locals). The
- * order mirrors lua/luapanda/variables.lua: numeric keys, then string keys, then the rest, and
- * the metatable entry last.
+ * order (which changes from run to run: Lua 5.4 seeds its string hashes at random), fields named
+ * as Lua writes keys (`name`, `[1]`, `["a b"]`, not upstream's `"name"`, `1`), and locals
+ * without the interpreter's internal slots (`(temporary)`, `(*temporary)`, `(for state)`…:
+ * upstream filters only 5.1's `(*temporary)`, so the hook's own registers and the loops' hidden
+ * counters showed up among the user's locals). The order mirrors lua/luapanda/variables.lua:
+ * numeric keys, then string keys, then the rest, and the metatable entry last.
  */
 import type { LuaVariable } from '../protocol';
+import { METATABLE_ENTRY, upstreamKeyToLua } from './luaKeys';
 
 /** Which list: a frame's locals or upvalues, the globals, or the children of a value. */
 export type ListingKind = 'locals' | 'upvalues' | 'globals' | 'children';
-
-const METATABLE_ENTRY = '_Metatable_';
 
 export function tidyListing(kind: ListingKind, list: readonly LuaVariable[]): LuaVariable[] {
   switch (kind) {
@@ -21,14 +21,15 @@ export function tidyListing(kind: ListingKind, list: readonly LuaVariable[]): Lu
     case 'upvalues':
       return [...list];
     case 'globals':
-    case 'children':
       return sortByKey(list);
+    case 'children':
+      return sortByKey(list).map((v) => ({ ...v, name: upstreamKeyToLua(v.name) }));
   }
 }
 
-/** Interpreter slots: `(temporary)`, `(*temporary)`, `(C temporary)`…, but not `(for …)` loops. */
+/** Interpreter slots: `(temporary)`, `(*temporary)`, `(C temporary)`, `(for index)`… */
 function isInternalLocal(name: string): boolean {
-  return name.startsWith('(') && !name.startsWith('(for ');
+  return name.startsWith('(');
 }
 
 /** Rank, then value to compare within the rank, of a listed key as upstream names it. */

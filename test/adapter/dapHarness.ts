@@ -7,6 +7,7 @@
 import { DebugClient } from '@vscode/debugadapter-testsupport';
 import type { DebugProtocol } from '@vscode/debugprotocol';
 import * as assert from 'node:assert/strict';
+import * as fs from 'node:fs';
 import * as net from 'node:net';
 import * as path from 'node:path';
 import type { LuaInterpreter } from '../harness/interpreters';
@@ -26,7 +27,14 @@ export interface StartOptions {
 }
 
 /** Events a test may look for after they came, in order. */
-const RECORDED_EVENTS = ['progressStart', 'progressEnd', 'luapandaEnded', 'exited'] as const;
+const RECORDED_EVENTS = [
+  'progressStart',
+  'progressEnd',
+  'luapandaEnded',
+  'luapandaWarning',
+  'exited',
+  'breakpoint',
+] as const;
 
 export interface AttachGameOptions extends StartOptions {
   /** Attach attributes besides `connectionPort` and `cwd` (the game's folder). */
@@ -266,6 +274,16 @@ export function freePort(): Promise<number> {
       server.close(() => resolve(port));
     });
   });
+}
+
+/** The 1-based line of `file` that holds `@marker`. */
+export function markerLine(file: string, marker: string): number {
+  const index = fs
+    .readFileSync(file, 'utf8')
+    .split('\n')
+    .findIndex((l) => l.includes(`@${marker}`));
+  if (index < 0) throw new Error(`no @${marker} in ${file}`);
+  return index + 1;
 }
 
 export function fixture(...parts: string[]): string {

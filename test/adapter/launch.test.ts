@@ -1,5 +1,6 @@
 // The adapter out of process (node out/src/cli/dap.js) with DebugClient, launching real Lua
 // programs on every installed interpreter: one fixture program per scenario.
+import type { DebugClient } from '@vscode/debugadapter-testsupport';
 import type { DebugProtocol } from '@vscode/debugprotocol';
 import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
@@ -7,6 +8,22 @@ import { nativeBuildFile } from '../../src/session/nativeBuilds';
 import { NATIVE_DIR, luaInterpreters, nativeAbiOf } from '../harness/interpreters';
 import { DapTest, fixture } from './dapHarness';
 import { checkGolden, transcript } from './golden';
+
+/**
+ * Sends a request and resolves with its whole response, failed or not: DebugClient's own
+ * requests reject a failure with its message only, without `body.error.showUser`.
+ */
+function rawRequest(
+  dc: DebugClient,
+  command: string,
+  args: object,
+): Promise<DebugProtocol.Response> {
+  // `doSend` is private in the library's typings; it is the one way to read a failed response.
+  const client = dc as unknown as {
+    doSend(command: string, args: object, done: (response: DebugProtocol.Response) => void): void;
+  };
+  return new Promise((resolve) => client.doSend(command, args, resolve));
+}
 
 for (const lua of luaInterpreters()) {
   describe(`adapter launch on ${lua.command}`, function () {
@@ -174,17 +191,49 @@ for (const lua of luaInterpreters()) {
       assert.match(t.output, /caught\tfalse/);
     });
 
-    it('pages a huge table', async () => {
+    it('pages a huge table in 1-based index ranges', async () => {
       const file = fixture('hugeTable.lua');
-      await launch(file, { breakpoints: { [file]: [{ line: 8 }] } });
-      const stop = await t.stoppedAt('breakpoint', file, 8);
+      await launch(file, { breakpoints: { [file]: [{ line: 10 }] } });
+      const stop = await t.stoppedAt('breakpoint', file, 10);
       const scopes = await t.dc.scopesRequest({ frameId: stop.top.id });
       const locals = await t.dc.variablesRequest({
         variablesReference: scopes.body.scopes[0].variablesReference,
       });
-      const huge = locals.body.variables.find((v) => v.name === 'huge') as DebugProtocol.Variable;
+      const local = (name: string) =>
+        locals.body.variables.find((v) => v.name === name) as DebugProtocol.Variable;
+      const children = async (ref: number) =>
+        (await t.dc.variablesRequest({ variablesReference: ref })).body.variables;
+      // 200 entries: two ranges, labelled as Lua counts, each holding what its label says.
+      const list = local('list');
+      assert.match(list.value, /^\{1, 2, 3, .*, … \(200\)\}$/);
+      assert.equal(list.indexedVariables, undefined, 'no client-made ranges (labelled from 0)');
+      const listRanges = await children(list.variablesReference);
+      assert.deepEqual(
+        listRanges.map((v) => v.name),
+        ['[1..100]', '[101..200]'],
+      );
+      const second = await children(listRanges[1].variablesReference);
+      assert.equal(second.length, 100);
+      assert.deepEqual(
+        [second[0].name, second[0].value, second[99].name, second[99].value],
+        ['[101]', '101', '[200]', '200'],
+      );
+      // 100001 children: ranges of 10000, then of 100; the named field comes after the array.
+      const huge = local('huge');
       assert.ok(huge.variablesReference > 0);
-      assert.equal(huge.indexedVariables, 100001);
+      assert.match(huge.value, /… \(100000\)\}$/);
+      const top = await children(huge.variablesReference);
+      assert.equal(top.length, 11);
+      assert.deepEqual([top[0].name, top[10].name], ['[1..10000]', '[100001..100001]']);
+      const hundreds = await children(top[0].variablesReference);
+      assert.deepEqual([hundreds.length, hundreds[1].name], [100, '[101..200]']);
+      const items = await children(hundreds[1].variablesReference);
+      assert.deepEqual([items[0].name, items[0].value], ['[101]', '202']);
+      assert.deepEqual(
+        (await children(top[10].variablesReference)).map((v) => [v.name, v.value]),
+        [['name', '"huge"']],
+      );
+      // A client that asks for a page gets the children themselves.
       const page = await t.dc.variablesRequest({
         variablesReference: huge.variablesReference,
         filter: 'indexed',
@@ -194,9 +243,9 @@ for (const lua of luaInterpreters()) {
       assert.deepEqual(
         page.body.variables.map((v) => [v.name, v.value]),
         [
-          ['50001', '100002'],
-          ['50002', '100004'],
-          ['50003', '100006'],
+          ['[50001]', '100002'],
+          ['[50002]', '100004'],
+          ['[50003]', '100006'],
         ],
       );
     });
@@ -256,15 +305,67 @@ for (const lua of luaInterpreters()) {
       assert.equal(watch.body.result, '62');
       const hover = await t.dc.evaluateRequest({ expression: 'name', frameId, context: 'hover' });
       assert.equal(hover.body.result, '"panda"');
-      await assert.rejects(
-        t.dc.evaluateRequest({ expression: 'nosuch.field', frameId, context: 'watch' }),
+      assert.equal(
+        (await t.dc.evaluateRequest({ expression: 'config', frameId, context: 'hover' })).body
+          .result,
+        '{nested = {…}, size = 3}',
       );
+      // A watch or hover that fails answers with the error in place: no failed request (which VS
+      // Code may turn into a notification), no children, marked as no value.
+      for (const context of ['watch', 'hover']) {
+        const failed = await t.dc.evaluateRequest({ expression: 'nosuch.field', frameId, context });
+        assert.ok(failed.success);
+        assert.match(failed.body.result, /^\(eval\):1: attempt to index .*nosuch/);
+        assert.equal(failed.body.variablesReference, 0);
+        assert.deepEqual(failed.body.presentationHint?.attributes, ['failedEvaluation']);
+      }
+      // Hovering a keyword shows nothing (and says nothing).
+      const keyword = await rawRequest(t.dc, 'evaluate', {
+        expression: 'local',
+        frameId,
+        context: 'hover',
+      });
+      assert.deepEqual([keyword.success, keyword.body?.error?.showUser], [false, false]);
+      // A REPL error is printed once by the console: one failed response, its message once.
+      const replError = await rawRequest(t.dc, 'evaluate', {
+        expression: 'nosuch.field',
+        frameId,
+        context: 'repl',
+      });
+      assert.deepEqual([replError.success, replError.body?.error?.showUser], [false, false]);
+      const shown = String(replError.message);
+      assert.match(shown, /^\(eval\):1: attempt to index .*nosuch/);
+      assert.equal(shown.split('nosuch').length, 2, shown);
+      // Every result of an expression, and nothing for a statement.
+      const several = await t.dc.evaluateRequest({
+        expression: 'count, ratio',
+        frameId,
+        context: 'watch',
+      });
+      assert.deepEqual([several.body.result, several.body.type], ['42, 0.5', 'number, number']);
+      const parts = await t.dc.variablesRequest({
+        variablesReference: several.body.variablesReference,
+      });
+      assert.deepEqual(
+        parts.body.variables.map((v) => [v.name, v.value]),
+        [
+          ['[1]', '42'],
+          ['[2]', '0.5'],
+        ],
+      );
+      const printed = await t.dc.evaluateRequest({
+        expression: 'print("hi")',
+        frameId,
+        context: 'repl',
+      });
+      assert.deepEqual([printed.body.result, printed.body.variablesReference], ['', 0]);
+      await t.waitForOutput(/^hi$/m);
       const repl = await t.dc.evaluateRequest({
         expression: 'count = count + 1',
         frameId,
         context: 'repl',
       });
-      assert.ok(repl.success);
+      assert.equal(repl.body.result, '');
       const scopes = await t.dc.scopesRequest({ frameId });
       const set = await t.dc.setVariableRequest({
         variablesReference: scopes.body.scopes[0].variablesReference,

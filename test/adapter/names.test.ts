@@ -1,22 +1,12 @@
 // Frame names as the code writes them (src/session/functionNames.ts with the runtime's `defined`
 // and `module` frame fields), through the out-of-process adapter on every interpreter.
 import * as assert from 'node:assert/strict';
-import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { luaInterpreters } from '../harness/interpreters';
-import { DapTest, fixture } from './dapHarness';
+import { DapTest, fixture, markerLine as lineOf } from './dapHarness';
 
 const MAIN = fixture(path.join('names', 'main.lua'));
 const UTIL = fixture(path.join('names', 'util.lua'));
-
-function lineOf(file: string, marker: string): number {
-  const index = fs
-    .readFileSync(file, 'utf8')
-    .split('\n')
-    .findIndex((l) => l.includes(`@${marker}`));
-  if (index < 0) throw new Error(`no @${marker} in ${file}`);
-  return index + 1;
-}
 
 /** Breakpoint marker → the names of the top frames expected there. */
 const EXPECTED: [string, string, string[]][] = [

@@ -84,7 +84,8 @@ for (const lua of runtimeVariants()) {
       });
       const kids = await ide.cmd('getVariable');
       assert.equal(kids.json.callbackId, '86069264');
-      const name = (kids.json.info as Record<string, unknown>[]).find((v) => v.name === '"name"');
+      // Keys are named as Lua writes them (`name`; upstream sent `"name"`); setVariable takes both.
+      const name = (kids.json.info as Record<string, unknown>[]).find((v) => v.name === 'name');
       assert.equal(name?.value, b64('"demo"'));
       await ide.cmd('refreshLuaMemory');
       // callbackId "0": the reply carries "0".

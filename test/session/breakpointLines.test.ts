@@ -132,17 +132,28 @@ describe('session/breakpointLines', () => {
       const trailing = lines.bind(11, '5.4');
       assert.ok(trailing.kind === 'none');
       assert.match(trailing.message, /Line 11 \(a comment\) has no code.*main chunk/);
-      // LuaJIT has no code on the `end` of a function that ends with a return.
-      const end = lines.bind(9, 'luajit');
-      assert.ok(end.kind === 'none');
-      assert.match(end.message, /function at lines 4–9/);
-      assert.equal(lines.bind(9, '5.1').kind, 'code');
+      // The `end` of a function that ends with a return: no code in LuaJIT, a final return
+      // that never runs in PUC Lua.
+      for (const dialect of ['luajit', '5.1', '5.4'] as const) {
+        const end = lines.bind(9, dialect);
+        assert.ok(end.kind === 'none');
+        assert.match(end.message, /^Line 9 \(`end`\) is never reached: the function at lines 4–9/);
+      }
     });
 
     it('while the dialect is unknown, a line is code when it is code in any dialect', () => {
-      assert.equal(lines.bind(9).kind, 'code');
+      const loop = new SourceLines('local t = {}\nfor i = 1, 2 do\n  t[i] = i\nend\nprint(t)\n');
+      // 5.1 jumps back from line 3, 5.2+ from the `for` line: none has code on line 4.
+      const end = loop.bind(4);
+      assert.ok(end.kind === 'code' && end.line === 5);
       const comment = lines.bind(3);
       assert.ok(comment.kind === 'code' && comment.line === 9);
+      const generic = new SourceLines('for k in pairs({}) do\n  print(k)\nend\nprint(1)\n');
+      // The `end` of a generic for has code in 5.4 only: unknown → it stays.
+      assert.deepEqual(generic.bind(3), { kind: 'code', line: 3, target: { first: 0, last: 0 } });
+      assert.equal(generic.bind(3, '5.3').kind, 'code');
+      const moved = generic.bind(3, '5.3');
+      assert.ok(moved.kind === 'code' && moved.line === 4);
     });
 
     it('falls back to the line as it is when the file does not parse', () => {

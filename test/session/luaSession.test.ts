@@ -61,6 +61,7 @@ describe('session/LuaSession', () => {
     assert.deepEqual(conn.infoOf('setBreakPoint'), {
       path: '/game/main.lua',
       bks: [{ verified: true, type: 2, line: 3 }],
+      notifyBound: true,
     });
     assert.equal(s.breakpoints[0].verified, true);
   });
@@ -277,12 +278,12 @@ describe('session/LuaSession', () => {
     const locals = await s.getVariables(s.scopes(s.stop!.frames[0].id)[0].variablesReference);
     assert.deepEqual(
       locals.map((v) => v.name),
-      ['n', '(for state)', 't'],
+      ['n', 't'],
     );
-    const fields = await s.getVariables(locals[2].variablesReference);
+    const fields = await s.getVariables(locals[1].variablesReference);
     assert.deepEqual(
       fields.map((v) => v.name),
-      ['1', '2', '"a"', '"b"', '_Metatable_'],
+      ['[1]', '[2]', 'a', 'b', '_Metatable_'],
     );
   });
 

@@ -12,8 +12,19 @@ describe('session/variableOrder', () => {
   it('orders table fields: numbers, strings, booleans, the rest, the metatable last', () => {
     assert.deepEqual(
       names('children', ['_Metatable_', 'true', '"b"', 'table: 0x1', '10', '"a"', '2', '-1.5']),
-      ['-1.5', '2', '10', '"a"', '"b"', 'true', 'table: 0x1', '_Metatable_'],
+      ['[-1.5]', '[2]', '[10]', 'a', 'b', '[true]', '[table: 0x1]', '_Metatable_'],
     );
+  });
+
+  it('names fields as Lua writes keys: bare identifiers, quoted and escaped strings otherwise', () => {
+    assert.deepEqual(names('children', ['"name"', '"a b"', '"end"', '"1"', '"x\ny"', '"q\\"']), [
+      '["1"]',
+      '["a b"]',
+      '["end"]',
+      'name',
+      '["q\\\\"]',
+      '["x\\ny"]',
+    ]);
   });
 
   it('orders globals by name and keeps locals and upvalues in their own order', () => {
@@ -21,7 +32,7 @@ describe('session/variableOrder', () => {
     assert.deepEqual(names('upvalues', ['z', 'a']), ['z', 'a']);
     assert.deepEqual(
       names('locals', ['b', '(*temporary)', 'a', '(temporary)', '(for index)', '(C temporary)']),
-      ['b', 'a', '(for index)'],
+      ['b', 'a'],
     );
   });
 });

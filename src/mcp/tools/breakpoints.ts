@@ -14,7 +14,11 @@ const breakpointShape = z.object({
   id: z.number(),
   verified: z.boolean(),
   source: z.object({ path: z.string() }),
-  line: z.number(),
+  line: z.number().describe('Where it is bound (or will bind).'),
+  requested_line: z
+    .number()
+    .optional()
+    .describe('The line asked for, when the breakpoint moved to the next line with code.'),
   column: z.number().nullable(),
   condition: z.string().optional(),
   hit_condition: z.string().optional(),
@@ -28,7 +32,8 @@ function view(info: BreakpointInfo, timestamp?: string) {
     id: info.id,
     verified: info.verified,
     source: { path: info.filePath },
-    line: info.line,
+    line: info.boundLine ?? info.line,
+    ...(info.boundLine !== undefined ? { requested_line: info.line } : {}),
     column: info.column ?? null,
     ...(info.condition ? { condition: info.condition } : {}),
     ...(info.hitCondition ? { hit_condition: info.hitCondition } : {}),
@@ -79,8 +84,9 @@ export const setBreakpoint = defineTool({
     '"% 2" — stop on those hits), log_message (makes a logpoint: prints instead of stopping; {expr} is ' +
     'interpolated; read the lines with get_output). Works before a session exists; the breakpoint applies when ' +
     'one starts. Returns the breakpoint with its id (use it with remove_breakpoint; it appears in ' +
-    'stop_event_data.hit_breakpoint_ids). verified is false until a running session confirms the line; message ' +
-    'says why not.',
+    'stop_event_data.hit_breakpoint_ids). line is where it binds: a line without code moves to the next line ' +
+    'with code (requested_line and message say so). verified is false until a running session confirms it; ' +
+    'message says why not — a condition that is not valid Lua or a line with no code after it never works.',
   inputSchema: {
     file_path: z.string().min(1).describe('Absolute path, or relative to the workspace folder.'),
     line_number: z.number().int().min(1).describe('1-based line.'),
@@ -147,7 +153,11 @@ export const removeBreakpoint = defineTool({
       const folder = context.channel.workspaceFolders()[0] ?? process.cwd();
       const file = path.resolve(folder, args.location.file_path);
       ids = all
-        .filter((b) => samePath(b.filePath, file) && b.line === args.location!.line_number)
+        .filter(
+          (b) =>
+            samePath(b.filePath, file) &&
+            (b.line === args.location!.line_number || b.boundLine === args.location!.line_number),
+        )
         .map((b) => b.id);
       if (ids.length === 0) return error(`No breakpoint at ${file}:${args.location.line_number}.`);
     } else {

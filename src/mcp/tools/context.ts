@@ -166,8 +166,16 @@ export async function awaitStop(
   } finally {
     clearInterval(heartbeat);
   }
-  if (outcome.kind === 'timeout') return timeoutResult(context, session, deadline, unanswered);
-  return describeOutcome(context, session, outcome, deadline);
+  const result =
+    outcome.kind === 'timeout'
+      ? timeoutResult(context, session, deadline, unanswered)
+      : await describeOutcome(context, session, outcome, deadline);
+  return withWarnings(result, context.monitor.takeWarnings(session.id));
+}
+
+/** A result with the session's new warnings (each said once), when there are any. */
+export function withWarnings(result: ToolResult, warnings: readonly string[]): ToolResult {
+  return warnings.length > 0 ? { ...result, warnings: [...warnings] } : result;
 }
 
 /** `timeout`: nothing came in time; says what the debugger is still busy with, if it said. */

@@ -24,7 +24,14 @@ import {
 import { Deadline, WaitEnded, isRequestTimeout, waitEndedResult } from './deadline';
 import { checkStartFilters, filtersArg } from './exceptionFilters';
 
-const asyncOutput = { ...baseOutputShape, stop_event_data: stopEventDataSchema.optional() };
+const asyncOutput = {
+  ...baseOutputShape,
+  stop_event_data: stopEventDataSchema.optional(),
+  warnings: z
+    .array(z.string())
+    .optional()
+    .describe('What went wrong on the way, said once: a breakpoint condition that failed, …'),
+};
 const timeoutArg = z
   .number()
   .positive()
@@ -39,7 +46,9 @@ const STATUS_GUIDE =
   'Results: "stopped" (stop_event_data says where and why: the top frame\'s locals and upvalues, the source ' +
   'lines around the stop, and for an error its message and a locals preview of the first frames), "completed" (the ' +
   'program ended; see get_output), "timeout" (still running: call continue_debugging again to keep waiting or ' +
-  'pause_debugging), "interrupted" (someone else acted: call get_debug_state), "error" (message says why).';
+  'pause_debugging), "interrupted" (someone else acted: call get_debug_state), "error" (message says why). ' +
+  'warnings: problems since the last result, said once (a breakpoint condition that failed and counts as false, ' +
+  'a breakpoint that binds nowhere).';
 
 export const startDebugging = defineTool({
   name: 'start_debugging',

@@ -6,7 +6,8 @@ import type { DebugProtocol } from '@vscode/debugprotocol';
 import { z } from 'zod';
 import { baseOutputShape, error } from '../results';
 import { frameSchema, variableSchema, viewFrame, viewVariable } from '../stopEventData';
-import { ANNOTATIONS, defineTool, findStoppedSession, messageOf } from './context';
+import { DebugSessionPort } from '../channel';
+import { ANNOTATIONS, ToolContext, defineTool, findStoppedSession, messageOf } from './context';
 
 const sessionArg = z.string().optional().describe('Defaults to the active session.');
 export const DEFAULT_PAGE = 100;
@@ -151,17 +152,42 @@ export const getVariables = defineTool({
   },
 });
 
+/** `failedEvaluation` in an evaluate answer: its result is an error message (adapter/evaluation.ts). */
+const FAILED_EVALUATION = 'failedEvaluation';
+
+/** The top frame of the latest stop of `session` (frame ids change at every step). */
+async function topFrameId(context: ToolContext, session: DebugSessionPort): Promise<number> {
+  let threadId = context.monitor.lastStop(session.id)?.body.threadId;
+  if (threadId === undefined) {
+    const { threads } = (await session.customRequest(
+      'threads',
+    )) as DebugProtocol.ThreadsResponse['body'];
+    threadId = threads[0]?.id;
+  }
+  if (threadId === undefined) throw new Error('the debugger reports no thread');
+  const { stackFrames } = (await session.customRequest('stackTrace', {
+    threadId,
+    startFrame: 0,
+    levels: 1,
+  })) as DebugProtocol.StackTraceResponse['body'];
+  const top = stackFrames[0];
+  if (!top) throw new Error(`thread ${threadId} has no stack frames`);
+  return top.id;
+}
+
 export const evaluateExpression = defineTool({
   name: 'evaluate_expression',
   title: 'Evaluate an expression',
   description:
-    "Evaluates a Lua expression in a paused stack frame (frame_id from call_stack), with that frame's locals, " +
-    'upvalues and globals in scope. context: "repl" (default; statements such as assignments run and change ' +
-    'the program), "watch" or "hover" (read-only), "clipboard". Returns result, type and variables_reference ' +
-    '(> 0: expand with get_variables). status "error" for a syntax error, an undefined name or a running program.',
+    "Evaluates a Lua expression in a paused stack frame, with that frame's locals, upvalues and globals in " +
+    'scope. frame_id: from call_stack; default, the top frame of the latest stop. context: "repl" (default; ' +
+    'statements such as assignments run and change the program), "watch" or "hover" (read-only), ' +
+    '"clipboard". Returns result (every value of the expression: "5, 8"; "" for a statement), type and ' +
+    'variables_reference (> 0: expand with get_variables). status "error" for a syntax error, an undefined ' +
+    'name or a running program.',
   inputSchema: {
     expression: z.string().min(1),
-    frame_id: z.number().int(),
+    frame_id: z.number().int().optional(),
     context: z.enum(['watch', 'repl', 'hover', 'clipboard']).optional(),
     session_id: sessionArg,
   },
@@ -183,12 +209,18 @@ export const evaluateExpression = defineTool({
     ) {
       return error('The user did not allow the agent to evaluate code in the debugged program.');
     }
+    const failed = (message: string) =>
+      error(`Could not evaluate "${args.expression}": ${message}`);
     try {
+      const frameId = args.frame_id ?? (await topFrameId(context, found.session));
       const body = (await found.session.customRequest('evaluate', {
         expression: args.expression,
-        frameId: args.frame_id,
+        frameId,
         context: evalContext,
       })) as DebugProtocol.EvaluateResponse['body'];
+      // A watch or hover that failed is answered with the message as its result.
+      if (body.presentationHint?.attributes?.includes(FAILED_EVALUATION))
+        return failed(body.result);
       const { value, truncated } = {
         ...viewVariable({ name: '', value: body.result, variablesReference: 0 }),
       };
@@ -200,7 +232,7 @@ export const evaluateExpression = defineTool({
         ...(truncated ? { truncated } : {}),
       };
     } catch (e) {
-      return error(`Could not evaluate "${args.expression}": ${messageOf(e)}`);
+      return failed(messageOf(e));
     }
   },
 });

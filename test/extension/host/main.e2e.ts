@@ -146,6 +146,37 @@ describe('the extension in a real extension host', () => {
     await vscode.commands.executeCommand('workbench.action.revertAndCloseActiveEditor');
   });
 
+  it('warns in the editor, without a session, of a breakpoint that never stops', async () => {
+    const uri = vscode.Uri.file(workspaceFile('main.lua'));
+    const line = markedLine('main.lua', '@add');
+    const bad = new vscode.SourceBreakpoint(
+      new vscode.Location(uri, new vscode.Position(line - 1, 0)),
+      true,
+      'sum >',
+    );
+    const pastEnd = new vscode.SourceBreakpoint(
+      new vscode.Location(uri, new vscode.Position(199, 0)),
+    );
+    const good = new vscode.SourceBreakpoint(
+      new vscode.Location(uri, new vscode.Position(line - 1, 0)),
+      true,
+      'sum > 1',
+    );
+    const ours = () => vscode.languages.getDiagnostics(uri).filter((d) => d.source === 'LuaPanda');
+    vscode.debug.addBreakpoints([bad, pastEnd, good]);
+    try {
+      await waitUntil(() => ours().length === 2, 10_000, 'two breakpoint warnings');
+      const [first, second] = ours().sort((a, b) => a.range.start.line - b.range.start.line);
+      assert.equal(first.range.start.line, line - 1);
+      assert.match(first.message, /^This breakpoint never stops: The condition `sum >` is not/);
+      assert.equal(second.range.start.line, 199);
+      assert.match(second.message, /Line 200 is past the end of the file/);
+    } finally {
+      vscode.debug.removeBreakpoints([bad, pastEnd, good]);
+    }
+    await waitUntil(() => ours().length === 0, 10_000, 'the warnings to go with the breakpoints');
+  });
+
   describe('a Lua program: the human in the UI and an agent over MCP on one session', () => {
     const addLine = markedLine('main.lua', 'add');
     const afterLine = markedLine('main.lua', 'after');
