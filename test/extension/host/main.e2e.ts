@@ -148,7 +148,7 @@ describe('the extension in a real extension host', () => {
 
   it('warns in the editor, without a session, of a breakpoint that never stops', async () => {
     const uri = vscode.Uri.file(workspaceFile('main.lua'));
-    const line = markedLine('main.lua', '@add');
+    const line = markedLine('main.lua', 'add');
     const bad = new vscode.SourceBreakpoint(
       new vscode.Location(uri, new vscode.Position(line - 1, 0)),
       true,
