@@ -24,6 +24,7 @@ import { performance } from 'node:perf_hooks';
 import { LuaConnection, LuaListener, initSuccessInfo } from '../src/protocol';
 import { quietPort } from '../test/harness/ports';
 import { nativeCpathEnv, nativeDirFor } from '../src/session/nativeBuilds';
+import { printMarkdownTable } from './markdownTable';
 
 const ROOT = path.resolve(__dirname, '..', '..');
 const BUNDLE_DIR = path.join(ROOT, 'dist', 'lua');
@@ -308,11 +309,7 @@ export async function runAttachBench(): Promise<void> {
     '1 s',
     ...columns(atDefault.flatMap((v) => results.get(v) ?? [])),
   ]);
-  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i].length)));
-  const fmt = (cells: string[]) => `| ${cells.map((c, i) => c.padEnd(widths[i])).join(' | ')} |`;
-  console.log(fmt(header));
-  console.log(`|${widths.map((w) => '-'.repeat(w + 2)).join('|')}|`);
-  for (const row of rows) console.log(fmt(row));
+  printMarkdownTable(header, rows);
 }
 
 if (require.main === module) {

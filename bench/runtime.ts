@@ -20,6 +20,7 @@ import { spawn, spawnSync } from 'node:child_process';
 import { LuaListener, initSuccessInfo } from '../src/protocol';
 import { nativeCpathEnv, nativeDirFor } from '../src/session/nativeBuilds';
 import { quietPort } from '../test/harness/ports';
+import { printMarkdownTable } from './markdownTable';
 
 const ROOT = path.resolve(__dirname, '..', '..');
 const BUNDLE_DIR = path.join(ROOT, 'dist', 'lua');
@@ -239,11 +240,7 @@ export async function runRuntimeBench(): Promise<void> {
       ]);
     }
   }
-  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i].length)));
-  const fmt = (cells: string[]) => `| ${cells.map((c, i) => c.padEnd(widths[i])).join(' | ')} |`;
-  console.log(fmt(header));
-  console.log(`|${widths.map((w) => '-'.repeat(w + 2)).join('|')}|`);
-  for (const row of rows) console.log(fmt(row));
+  printMarkdownTable(header, rows);
 }
 
 if (require.main === module) {

@@ -6,6 +6,7 @@ import type { DebugProtocol } from '@vscode/debugprotocol';
 import { z } from 'zod';
 import { baseOutputShape, error } from '../results';
 import { frameSchema, variableSchema, viewFrame, viewVariable } from '../stopEventData';
+import { FAILED_EVALUATION } from '../../adapter/evaluation';
 import { DebugSessionPort } from '../channel';
 import { ANNOTATIONS, ToolContext, defineTool, findStoppedSession, messageOf } from './context';
 
@@ -151,9 +152,6 @@ export const getVariables = defineTool({
     }
   },
 });
-
-/** `failedEvaluation` in an evaluate answer: its result is an error message (adapter/evaluation.ts). */
-const FAILED_EVALUATION = 'failedEvaluation';
 
 /** The top frame of the latest stop of `session` (frame ids change at every step). */
 async function topFrameId(context: ToolContext, session: DebugSessionPort): Promise<number> {
