@@ -13,6 +13,7 @@ local compat = require("luapanda.compat")
 local M = {}
 
 local sethook, gethook, getinfo = debug.sethook, debug.gethook, debug.getinfo
+local running = coroutine.running
 
 -- Set by M.init: isDue(), onSafePoint(), afterSafePoint(), isInside(), isOwnSource(source).
 local host = nil
@@ -32,11 +33,27 @@ oneShot = function()
   pcall(host.afterSafePoint)
 end
 
+-- Threads armed with a one-shot hook that may not have fired yet (Lua 5.1 and LuaJIT do not name
+-- the main thread: M.stop() clears it when it runs there). A one-shot that fires inside the
+-- runtime re-arms itself for 1000 instructions later, so one can outlive a detach.
+local armed = setmetatable({}, { __mode = "k" })
+
 --- Arms the one-shot hook on the running thread if it has no hook at all. Safe in a finalizer.
 function M.armOneShot()
   if gethook() ~= nil then return false end
   sethook(oneShot, "", 1)
+  local co = running()
+  if co then armed[co] = true end
   return true
+end
+
+--- Removes one-shot hooks that have not fired yet (after stopAttach none may be seen).
+local function disarmOneShots()
+  if gethook() == oneShot then sethook() end
+  for co in pairs(armed) do
+    if gethook(co) == oneShot then sethook(co) end
+    armed[co] = nil
+  end
 end
 
 local function heartbeat()
@@ -55,6 +72,7 @@ end
 function M.stop()
   if disarmHeartbeat then disarmHeartbeat() end
   disarmHeartbeat, heartbeatOn = nil, false
+  disarmOneShots()
 end
 
 --- LuaPanda.tick(): the safe point, run at once when something is due.
