@@ -372,6 +372,12 @@ void lpn_arm(lua_State *L) {
   lua_sethook(L, lpn_hook, mask | LUA_MASKCOUNT, 1);
 }
 
+/* Takes back a count armed by a signal that came before the watcher stopped and has not fired
+   yet (without a watcher it would stay as a poll period nobody asked for). */
+void lpn_disarm(lua_State *L) {
+  if (L && lua_gethook(L) == lpn_hook) stripCount(L);
+}
+
 /* A signal that arrived while we were busy only left the request: deliver it now. */
 void lpn_afterBusy(lua_State *L) {
   if (lpn_busy == 0 && lpn_pollRequested && !lpn_inside && lpn.watching) lpn_arm(L);

@@ -79,6 +79,7 @@ void lpn_hook(lua_State *L, lua_Debug *ar);
 int lpn_maskFor(int mode);
 void lpn_setMode(lua_State *target, int mode, int count);
 void lpn_arm(lua_State *L);
+void lpn_disarm(lua_State *L);
 void lpn_afterBusy(lua_State *L);
 void lpn_invalidateCache(void);
 

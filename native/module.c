@@ -207,10 +207,12 @@ static int l_watch(lua_State *L) {
 }
 
 static int l_unwatch(lua_State *L) {
-  (void)L;
   lpn_watchStop();
   lpn.watching = 0;
   lpn_pollRequested = 0;
+  lpn_disarm(L);
+  if (lpn_running != L) lpn_disarm(lpn_running);
+  if (lpn.owner != L && lpn.owner != lpn_running) lpn_disarm(lpn.owner);
   return 0;
 }
 

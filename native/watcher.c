@@ -32,6 +32,7 @@
 static pthread_t luaThread;
 static pthread_t watcherThread;
 static int threadRunning = 0;
+static int signalsWanted = 0; /* atomic: off before the thread is stopped (see lpn_watchStop) */
 static int wakeFds[2] = {-1, -1};
 static int watchedFd = -1;
 static int stopFlag = 0, quietFlag = 0, ackFlag = 0; /* shared with the thread (atomics) */
@@ -44,7 +45,7 @@ static void onSignal(int sig) {
   int savedErrno = errno;
   (void)sig;
   /* Only the Lua thread may touch Lua state; a stray SIGURG elsewhere is ignored. */
-  if (threadRunning && pthread_equal(pthread_self(), luaThread)) {
+  if (__atomic_load_n(&signalsWanted, __ATOMIC_ACQUIRE) && pthread_equal(pthread_self(), luaThread)) {
     lpn_pollRequested = 1;
     if (lpn_busy == 0 && !lpn_inside) {
       lua_State *running = lpn_running;
@@ -213,11 +214,15 @@ int lpn_watchStart(int fd, const char **why) {
     return 0;
   }
   threadRunning = 1;
+  __atomic_store_n(&signalsWanted, 1, __ATOMIC_RELEASE);
   return 1;
 }
 
 void lpn_watchStop(void) {
   if (!threadRunning) return;
+  /* A signal the thread sent before it stopped can be delivered while this thread waits in
+     pthread_join: from here on the handler ignores it instead of arming a hook after the stop. */
+  __atomic_store_n(&signalsWanted, 0, __ATOMIC_RELEASE);
   __atomic_store_n(&stopFlag, 1, __ATOMIC_RELEASE);
   wake();
   pthread_join(watcherThread, NULL); /* bounded: the thread wakes on the pipe at once */

@@ -11,46 +11,60 @@ local byte, char, format, sub, gsub, find, concat =
   string.byte, string.char, string.format, string.sub, string.gsub, string.find, table.concat
 local floor, huge = math.floor, math.huge
 
-local simpleEscapes = { ['"'] = '\\"', ["\\"] = "\\\\", ["\n"] = "\\n", ["\r"] = "\\r", ["\t"] = "\\t" }
-local function escapeAscii(c)
-  return simpleEscapes[c] or format("\\u%04x", byte(c))
+-- The encoder calls no Lua function from C (no gsub callback, no sort comparator, no generic
+-- `for`): a reply sent from a stop deep in C calls (gsub callbacks, metamethods) must not need
+-- C-call levels of its own, or it fails with "C stack overflow" where the stop itself was sent.
+local asciiEscapes = { ['"'] = '\\"', ["\\"] = "\\\\", ["\n"] = "\\n", ["\r"] = "\\r", ["\t"] = "\\t" }
+for b = 0, 127 do
+  local c = char(b)
+  if asciiEscapes[c] == nil and (b < 32 or b == 127 or c == "|") then asciiEscapes[c] = format("\\u%04x", b) end
 end
 
--- A run of bytes >= 0x80: keep valid UTF-8 sequences, escape every other byte.
-local function escapeHighRun(run)
-  local out, i, n = {}, 1, #run
-  while i <= n do
-    local c = byte(run, i)
-    local len = (c >= 0xC2 and c <= 0xDF) and 2 or (c >= 0xE0 and c <= 0xEF) and 3 or (c >= 0xF0 and c <= 0xF4) and 4 or 1
-    local ok = len > 1 and i + len - 1 <= n
-    if ok then
-      for k = i + 1, i + len - 1 do
-        local d = byte(run, k)
-        if d < 0x80 or d > 0xBF then ok = false break end
-      end
-      if ok and len == 3 then
-        local d = byte(run, i + 1)
-        if (c == 0xE0 and d < 0xA0) or (c == 0xED and d > 0x9F) then ok = false end
-      elseif ok and len == 4 then
-        local d = byte(run, i + 1)
-        if (c == 0xF0 and d < 0x90) or (c == 0xF4 and d > 0x8F) then ok = false end
-      end
-    end
-    if ok then
-      out[#out + 1] = sub(run, i, i + len - 1)
+local function isContinuation(d) return d ~= nil and d >= 0x80 and d <= 0xBF end
+
+-- Length of the valid UTF-8 sequence whose lead byte c (>= 0x80) is at byte i of s, or nil.
+local function utf8Length(s, i, c)
+  local a, b, d = byte(s, i + 1, i + 3)
+  if c >= 0xC2 and c <= 0xDF then return isContinuation(a) and 2 or nil end
+  if c >= 0xE0 and c <= 0xEF then
+    if not (isContinuation(a) and isContinuation(b)) then return nil end
+    if (c == 0xE0 and a < 0xA0) or (c == 0xED and a > 0x9F) then return nil end
+    return 3
+  end
+  if c >= 0xF0 and c <= 0xF4 then
+    if not (isContinuation(a) and isContinuation(b) and isContinuation(d)) then return nil end
+    if (c == 0xF0 and a < 0x90) or (c == 0xF4 and a > 0x8F) then return nil end
+    return 4
+  end
+  return nil
+end
+
+-- Keeps valid UTF-8 sequences and escapes every other byte >= 0x80; spans of valid text are
+-- copied whole.
+local function escapeHigh(s)
+  local out, kept, i = {}, 1, 1
+  while true do
+    i = find(s, "[\128-\255]", i)
+    if not i then break end
+    local c = byte(s, i)
+    local len = utf8Length(s, i, c)
+    if len then
       i = i + len
     else
+      out[#out + 1] = sub(s, kept, i - 1)
       out[#out + 1] = format("\\u%04x", c)
       i = i + 1
+      kept = i
     end
   end
+  out[#out + 1] = sub(s, kept)
   return concat(out)
 end
 
 local escapePattern = compat.escapePattern
 function M.encodeString(s)
-  if find(s, escapePattern) then s = gsub(s, escapePattern, escapeAscii) end
-  if find(s, "[\128-\255]") then s = gsub(s, "[\128-\255]+", escapeHighRun) end
+  if find(s, escapePattern) then s = gsub(s, escapePattern, asciiEscapes) end
+  if find(s, "[\128-\255]") then s = escapeHigh(s) end
   return '"' .. s .. '"'
 end
 
@@ -61,14 +75,17 @@ local function encodeNumber(n)
 end
 
 local encodeValue
+-- Tables are walked with next() in while loops: a generic `for` calls its iterator through a C
+-- boundary, one C-call level more.
 local function isArray(t)
   local n = #t
-  local count = 0
-  for _ in pairs(t) do count = count + 1 end
+  local count, k = 0, next(t)
+  while k ~= nil do
+    count = count + 1
+    k = next(t, k)
+  end
   return count == n, n
 end
-
-local function keySort(a, b) return tostring(a) < tostring(b) end
 
 encodeValue = function(v, out, depth)
   local t = type(v)
@@ -89,15 +106,40 @@ encodeValue = function(v, out, depth)
       end
       out[#out + 1] = "]"
     else
-      local keys = {}
-      for k in pairs(v) do keys[#keys + 1] = k end
-      table.sort(keys, keySort)
+      -- Members sorted by name with the built-in string order (no comparator, see above); keys
+      -- that are not strings are named by tostring, and names that collide are all kept.
+      local names, byName, collided = {}, {}, nil
+      local k, value = next(v)
+      while k ~= nil do
+        local name = type(k) == "string" and k or tostring(k)
+        if byName[name] == nil then
+          names[#names + 1] = name
+          byName[name] = value
+        else
+          collided = collided or {}
+          local list = collided[name] or {}
+          collided[name] = list
+          list[#list + 1] = value
+        end
+        k, value = next(v, k)
+      end
+      table.sort(names)
       out[#out + 1] = "{"
-      for i, k in ipairs(keys) do
-        if i > 1 then out[#out + 1] = "," end
-        out[#out + 1] = M.encodeString(tostring(k))
-        out[#out + 1] = ":"
-        encodeValue(v[k], out, depth + 1)
+      local first = true
+      for i = 1, #names do
+        local name = names[i]
+        local encodedName = M.encodeString(name)
+        local value, more, m = byName[name], collided and collided[name], 0
+        while true do
+          if not first then out[#out + 1] = "," end
+          first = false
+          out[#out + 1] = encodedName
+          out[#out + 1] = ":"
+          encodeValue(value, out, depth + 1)
+          m = m + 1
+          if not more or m > #more then break end
+          value = more[m]
+        end
       end
       out[#out + 1] = "}"
     end

@@ -80,6 +80,9 @@ local function rawSend(msg)
   local link = S.link
   if not link then return false end
   local ok, text = pcall(json.encode, msg)
+  -- Deep in C calls, a finalizer that a collection runs during the encoding can take the last
+  -- C-call level ("C stack overflow"); that collection is over when it is tried again.
+  if not ok then ok, text = pcall(json.encode, msg) end
   if not ok then
     remember("encode failed: " .. tostring(text))
     return false
