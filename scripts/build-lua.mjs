@@ -4,11 +4,19 @@
  * drop-in file, dist/lua/LuaPanda.lua. Each module becomes a local loader function in a private
  * table; the bundled `require` of the runtime resolves `luapanda.*` names from that table only, so
  * the file works without any package.path. Output is deterministic (modules in sorted order, no
- * timestamps). A module that is required but missing fails the build loudly.
+ * timestamps). A module that is required but missing fails the build loudly. The LuaLS type
+ * definitions lua/LuaPanda.meta.lua are copied next to the output unchanged.
  *
  * Usage: node scripts/build-lua.mjs [--out <file>]
  */
-import { readFileSync, readdirSync, mkdirSync, writeFileSync, existsSync } from 'node:fs';
+import {
+  readFileSync,
+  readdirSync,
+  mkdirSync,
+  writeFileSync,
+  existsSync,
+  copyFileSync,
+} from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -16,6 +24,9 @@ const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const luaDir = path.join(root, 'lua');
 const moduleDir = path.join(luaDir, 'luapanda');
 const entryFile = path.join(luaDir, 'LuaPanda.lua');
+// LuaLS type definitions of the public API: shipped next to the drop-in so that the editor of a
+// game that copies both completes and checks LuaPanda calls. Not bundled (it holds no code).
+const metaFile = path.join(luaDir, 'LuaPanda.meta.lua');
 const outIndex = process.argv.indexOf('--out');
 const outFile =
   outIndex > 0
@@ -28,6 +39,7 @@ function fail(message) {
 }
 
 if (!existsSync(entryFile)) fail(`missing entry file lua/LuaPanda.lua`);
+if (!existsSync(metaFile)) fail(`missing LuaLS definitions lua/LuaPanda.meta.lua`);
 
 /** Every module file under lua/luapanda, as module name -> source. */
 const modules = new Map();
@@ -110,6 +122,8 @@ const output = parts.join('\n') + '\n';
 
 mkdirSync(path.dirname(outFile), { recursive: true });
 writeFileSync(outFile, output);
+const metaOut = path.join(path.dirname(outFile), 'LuaPanda.meta.lua');
+copyFileSync(metaFile, metaOut);
 console.log(
-  `build-lua: wrote ${path.relative(root, outFile)} (${modules.size} modules, ${output.length} bytes)`,
+  `build-lua: wrote ${path.relative(root, outFile)} (${modules.size} modules, ${output.length} bytes) and ${path.relative(root, metaOut)}`,
 );

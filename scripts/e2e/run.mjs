@@ -7,8 +7,9 @@
 //     handed over, closes window 3 and checks that window 2 takes over again;
 //  4. UI smoke test: a second code-server with the VSIX installed, driven with headless Chromium —
 //     an outside agent stops a Lua program, the human steps with F10, a click on "Agent waiting…"
-//     interrupts the agent, a second window shows who serves; screenshots of each (status bar,
-//     panel, stopped session…) are saved under .test-artifacts/e2e/.
+//     interrupts the agent, a second window shows who serves, the walkthrough and the extension
+//     page (icon, README) open; screenshots of each (status bar, panel, stopped session,
+//     walkthrough, extension page…) are saved under .test-artifacts/e2e/.
 // Flags: --no-build (use the current dist/ and out/), --keep (leave the temp folder),
 // --host-only / --ui-only (one part).
 import { spawnSync } from 'node:child_process';
@@ -299,6 +300,8 @@ async function uiSmokeTest(tools, temp) {
     await second.waitForTimeout(1500);
     await second.screenshot({ path: join(artifacts, 'second-window.png') });
     await second.close();
+
+    await walkthroughAndExtensionPage(page);
   } catch (e) {
     await page.screenshot({ path: join(artifacts, 'failure.png') }).catch(() => undefined);
     check(false, `UI smoke test: ${e.message}`);
@@ -306,6 +309,71 @@ async function uiSmokeTest(tools, temp) {
     await browser.close();
     server.stop();
   }
+}
+
+/** Runs a command by its title through F1, as a user does. */
+async function runCommand(page, title) {
+  await page.keyboard.press('F1');
+  const input = page.locator('.quick-input-widget input');
+  await input.waitFor({ state: 'visible', timeout: 10_000 });
+  await input.fill(`>${title}`);
+  await page
+    .locator('.quick-input-widget .monaco-list-row', { hasText: title })
+    .first()
+    .waitFor({ timeout: 10_000 });
+  await page.keyboard.press('Enter');
+}
+
+/** The getting-started walkthrough and the installed extension's page (icon, README). */
+async function walkthroughAndExtensionPage(page) {
+  const title = 'LuaPanda: Debug Lua games and programs';
+  await runCommand(page, 'Welcome: Open Walkthrough...');
+  const pick = page.locator('.quick-input-widget .monaco-list-row', { hasText: title });
+  await pick.first().waitFor({ timeout: 10_000 });
+  await pick.first().click();
+  const steps = ['Stop at a breakpoint in a Lua file', 'Let an AI agent debug with you'];
+  for (const step of steps) {
+    await page.getByText(step, { exact: true }).first().waitFor({ timeout: 20_000 });
+  }
+  check(true, `the walkthrough "${title}" opens with its steps (${steps.join(', ')}, …)`);
+  await page.waitForTimeout(1000);
+  await page.screenshot({ path: join(artifacts, 'walkthrough.png') });
+  await runCommand(page, 'View: Close All Editors');
+
+  await runCommand(page, 'Extensions: Show Installed Extensions');
+  const listed = page.locator('.extensions-viewlet .monaco-list-row', {
+    hasText: 'LuaPanda MCP Debugger',
+  });
+  await listed.first().waitFor({ timeout: 20_000 });
+  await listed.first().click();
+  const header = page.locator('.extension-editor .header .name', {
+    hasText: 'LuaPanda MCP Debugger',
+  });
+  await header.waitFor({ timeout: 20_000 });
+  const iconLoaded = await page
+    .locator('.extension-editor .header .icon-container img')
+    .first()
+    .evaluate((img) => img.complete && img.naturalWidth === 128)
+    .catch(() => false);
+  check(iconLoaded, 'the extension page shows the 128×128 icon');
+  // The README renders in a webview (nested iframes): find its first heading in any frame.
+  const readme = await waitFor(
+    async () => {
+      for (const frame of page.frames()) {
+        const text = await frame
+          .locator('h2', { hasText: 'Get started' })
+          .first()
+          .textContent({ timeout: 500 })
+          .catch(() => null);
+        if (text) return text;
+      }
+      return undefined;
+    },
+    { timeoutMs: 20_000, intervalMs: 500, what: "the README's Get started section" },
+  ).catch(() => undefined);
+  check(readme !== undefined, 'the extension page shows the README (its "Get started" section)');
+  await page.waitForTimeout(1000);
+  await page.screenshot({ path: join(artifacts, 'extension-page.png') });
 }
 
 function readSummary(dir, suite) {

@@ -15,6 +15,7 @@ import { ToolContext, ToolSettings } from '../mcp/tools/context';
 import { fetchHealth } from '../mcp/transport/http';
 import { createApprover } from './approval';
 import { clientTemplate, clientTemplates, TemplateInput } from './clientConfigs';
+import { copyRuntime } from './copyRuntime';
 import { registerLuaDebugger } from './debugAdapter';
 import { gatherFacts, renderReport } from './doctor';
 import { McpRegistration } from './mcpRegistration';
@@ -250,7 +251,9 @@ export function activate(context: vscode.ExtensionContext): ExtensionApi {
     log.info(`interrupted ${count} waiting agent call(s)`);
     return count;
   });
-  register(COMMANDS.copyRuntime, (target?: string) => copyRuntime(context, target, log));
+  register(COMMANDS.copyRuntime, (target?: string) =>
+    copyRuntime(context.asAbsolutePath(path.join('dist', 'lua')), target, log),
+  );
   register(COMMANDS.doctor, async () => {
     const folder = vscode.workspace.workspaceFolders?.[0]?.uri.fsPath;
     const breakpoints = channel.breakpoints
@@ -318,48 +321,4 @@ export async function deactivate(): Promise<void> {
   const dispose = disposeAll;
   disposeAll = undefined;
   await dispose?.();
-}
-
-async function copyRuntime(
-  context: vscode.ExtensionContext,
-  target: string | undefined,
-  log: vscode.LogOutputChannel,
-): Promise<string | undefined> {
-  const source = context.asAbsolutePath(path.join('dist', 'lua', 'LuaPanda.lua'));
-  let folder = target;
-  if (folder === undefined) {
-    const folders = vscode.workspace.workspaceFolders ?? [];
-    if (folders.length === 0) {
-      void vscode.window.showErrorMessage('Open the game project folder first.');
-      return undefined;
-    }
-    const picked = await vscode.window.showOpenDialog({
-      canSelectFiles: false,
-      canSelectFolders: true,
-      defaultUri: folders[0].uri,
-      openLabel: 'Copy LuaPanda.lua here',
-      title: "Folder of the game's Lua scripts (where require can find LuaPanda)",
-    });
-    folder = picked?.[0]?.fsPath;
-  }
-  if (folder === undefined) return undefined;
-  const destination = path.join(folder, 'LuaPanda.lua');
-  const exists = await fs.stat(destination).then(
-    () => true,
-    () => false,
-  );
-  if (exists && target === undefined) {
-    const answer = await vscode.window.showWarningMessage(
-      `${destination} exists. Replace it with the bundled runtime?`,
-      { modal: true },
-      'Replace',
-    );
-    if (answer !== 'Replace') return undefined;
-  }
-  await fs.copyFile(source, destination);
-  log.info(`copied the runtime to ${destination}`);
-  void vscode.window.showInformationMessage(
-    `Copied LuaPanda.lua to ${destination}. In the game: require("LuaPanda").start("127.0.0.1", 8818)`,
-  );
-  return destination;
 }

@@ -135,7 +135,10 @@ describe('the extension in a real extension host', () => {
       workspaceFolder().uri.fsPath,
     )) as string;
     assert.match(fs.readFileSync(copied, 'utf8'), /LuaPanda/);
+    const definitions = copied.replace(/LuaPanda\.lua$/, 'LuaPanda.meta.lua');
+    assert.match(fs.readFileSync(definitions, 'utf8'), /^---@meta/);
     fs.rmSync(copied);
+    fs.rmSync(definitions);
   });
 
   it('the doctor writes its report', async () => {
