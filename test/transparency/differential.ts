@@ -111,8 +111,10 @@ function expectations(outcome: ModeOutcome, plain: RunResult): string[] {
   }
   if (report.exceptionStops > 1) out.push(`${mode}: stopped more than once on an uncaught error`);
   if (!report.connected) out.push(`${mode}: the program never connected`);
+  const said =
+    report.runtimeLog.length > 0 ? ` (the runtime said: ${report.runtimeLog.join(' | ')})` : '';
   if (mode === 'bp-hit' && report.breakpointStops < 1)
-    out.push(`${mode}: the breakpoint never stopped`);
+    out.push(`${mode}: the breakpoint never stopped${said}`);
   if (
     (mode === 'condition' || mode === 'bp-elsewhere' || mode === 'attached') &&
     report.breakpointStops > 0
@@ -120,7 +122,7 @@ function expectations(outcome: ModeOutcome, plain: RunResult): string[] {
     out.push(`${mode}: stopped at a breakpoint that must not fire`);
   }
   if (mode === 'stepping' && report.breakpointStops < 1)
-    out.push(`${mode}: the breakpoint never stopped`);
+    out.push(`${mode}: the breakpoint never stopped${said}`);
   return out;
 }
 

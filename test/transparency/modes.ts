@@ -33,6 +33,8 @@ export interface IdeReport {
   exceptionStops: number;
   /** Problems seen on the IDE side (a request without reply, a malformed frame…). */
   problems: string[];
+  /** The runtime's last log lines, to tell why a mode saw less than it should have. */
+  runtimeLog: string[];
 }
 
 /** A never-true condition that still runs code in the program's frame. */
@@ -85,6 +87,7 @@ export async function startIde(
     stepStops: 0,
     exceptionStops: 0,
     problems: [],
+    runtimeLog: [],
   };
   const listener = await LuaListener.listen({
     port: 0,
@@ -131,6 +134,7 @@ async function drive(
   const stops: LuaNotification[] = [];
   let wake: (() => void) | undefined;
   c.on('notification', (n) => {
+    if (n.kind === 'log') report.runtimeLog = [...report.runtimeLog.slice(-9), n.text];
     if (n.kind === 'stop') {
       stops.push(n);
       wake?.();
