@@ -1,7 +1,7 @@
 /**
  * Client configuration templates: for each MCP client, the snippet in that client's own format
  * (its file, its key names, its transport spelling) that connects it to the LuaPanda MCP server,
- * with the bearer-token header when a token is set. Stdio-only clients (Claude Desktop) go
+ * with the bearer-token header when a token is set (Gemini CLI: `gemini mcp add --transport http`). Stdio-only clients (Claude Desktop) go
  * through our stdio bridge, `luapanda-mcp --stdio --connect URL`, from a copy at a stable place.
  */
 
@@ -81,6 +81,20 @@ const BUILDERS: Record<string, { label: string; build: Builder }> = {
         `claude mcp add --transport http ${SERVER_KEY} ${shellQuote(url)}` +
         (token ? ` --header ${shellQuote(`Authorization: Bearer ${token}`)}` : '') +
         '\n',
+    }),
+  },
+  'gemini-cli': {
+    label: 'Gemini CLI',
+    build: ({ url, token }) => ({
+      where:
+        'a terminal in your project (add --scope user to use it in every project); or, in ' +
+        '.gemini/settings.json: {"mcpServers": {"luapanda": {"httpUrl": …, "headers": …}}}',
+      language: 'shellscript',
+      // Gemini CLI's own spelling: options before the name and the URL.
+      text:
+        'gemini mcp add --transport http' +
+        (token ? ` --header ${shellQuote(`Authorization: Bearer ${token}`)}` : '') +
+        ` ${SERVER_KEY} ${shellQuote(url)}\n`,
     }),
   },
   cursor: {

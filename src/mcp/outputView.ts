@@ -6,23 +6,14 @@
  */
 import { z } from 'zod';
 import type { OutputLine, OutputPage } from './outputLog';
+import { count } from './schemaIds';
 
 export const outputGroupSchema = z.object({
   category: z.string(),
   session_id: z.string().optional(),
-  lines: z.array(z.object({ cursor: z.number(), text: z.string() })),
+  lines: z.array(z.object({ cursor: count(), text: z.string() })),
 });
 export type OutputGroup = z.infer<typeof outputGroupSchema>;
-
-export const outputViewShape = {
-  session_id: z.string().optional(),
-  first_timestamp: z.string().optional(),
-  last_timestamp: z.string().optional(),
-  groups: z.array(outputGroupSchema).optional(),
-  next_cursor: z.number().optional(),
-  dropped: z.number().optional(),
-  more: z.boolean().optional(),
-};
 
 export interface OutputView {
   session_id?: string;

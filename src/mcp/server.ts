@@ -4,9 +4,11 @@
  * the same debug sessions.
  */
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { ListToolsRequestSchema, type Tool } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import { PACKAGE_VERSION } from '../cli/version';
 import { error, toCallToolResult } from './results';
+import { listTools } from './toolListing';
 import { getBreakpoints, removeBreakpoint, setBreakpoint } from './tools/breakpoints';
 import { getDebuggerConfigurations } from './tools/configurations';
 import { setExceptionFilters } from './tools/exceptionFilters';
@@ -51,6 +53,7 @@ Golden path:
 4. Inspect: get_variables (expand variables_reference > 0), get_scopes / get_stack_trace for other frames, evaluate_expression in a frame_id.
 5. Move: step_execution (over/into/out) or continue_debugging with stop_event_data.thread_id; each waits for the next stop.
 6. stop_debugging when done. get_output shows what the program printed and what logpoints logged.
+session_id is optional everywhere: the active session by default.
 Statuses: success, error (read message), stopped, completed (program ended), timeout (still running: wait again or pause_debugging), interrupted (someone else acted: get_debug_state).`;
 
 export const DEBUG_PROMPT = `Debug this Lua problem with the LuaPanda MCP tools:
@@ -71,6 +74,9 @@ export function createMcpServer(context: ToolContext): McpServer {
     { instructions: INSTRUCTIONS, capabilities: { logging: {} } },
   );
   for (const tool of TOOLS) registerTool(server, tool, context);
+  // Our own tools/list (portable schemas, toolListing.ts) in place of the SDK's; registerTool set
+  // the SDK's once, and calls, input and output validation stay the SDK's.
+  server.server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: toolListing() }));
   server.registerPrompt(
     'debug_lua_problem',
     {
@@ -93,6 +99,14 @@ export function createMcpServer(context: ToolContext): McpServer {
     }),
   );
   return server;
+}
+
+let cachedListing: Tool[] | undefined;
+
+/** The same for every session: made once. */
+function toolListing(): Tool[] {
+  cachedListing ??= listTools(TOOLS);
+  return cachedListing;
 }
 
 function registerTool(

@@ -6,6 +6,7 @@
  */
 import { promises as fs } from 'node:fs';
 import { z } from 'zod';
+import { lineNumber } from './schemaIds';
 
 /** Lines shown before and after the stopped line. */
 export const SOURCE_RADIUS = 2;
@@ -15,7 +16,7 @@ export const MAX_SOURCE_LINE_CHARS = 160;
 export const MAX_SOURCE_FILE_BYTES = 4 * 1024 * 1024;
 
 export const sourceLineSchema = z.object({
-  line: z.number(),
+  line: lineNumber(),
   text: z.string(),
   current: z.boolean().optional(),
 });

@@ -12,6 +12,7 @@ import { BreakpointService, DebugSessionPort } from './channel';
 import { StopRecord } from './sessionMonitor';
 import { fitStopEventData } from './stopBudget';
 import { readSourceLines, sourceLineSchema } from './sourceLines';
+import { adapterId, breakpointId, count, variablesReference } from './schemaIds';
 import { localsPreview, topFrameVariables, topFrameVariablesSchema } from './stopScopes';
 
 /** get_variables shows values up to this length (the stop data shortens them further). */
@@ -24,21 +25,22 @@ export const variableSchema = z.object({
   name: z.string(),
   value: z.string(),
   type: z.string().optional(),
-  variables_reference: z.number(),
+  variables_reference: variablesReference(),
   evaluate_name: z.string().optional(),
   memory_reference: z.string().optional(),
-  named_variables: z.number().optional(),
-  indexed_variables: z.number().optional(),
+  named_variables: count().optional(),
+  indexed_variables: count().optional(),
   truncated: z.boolean().optional(),
 });
 export type VariableView = z.infer<typeof variableSchema>;
 
 export const frameSchema = z.object({
-  frame_id: z.number(),
+  frame_id: adapterId(),
   function_name: z.string(),
-  file_path: z.string().nullable(),
-  line_number: z.number(),
-  column_number: z.number(),
+  /** Absent for a frame without source (a C function). */
+  file_path: z.string().optional(),
+  line_number: count(),
+  column_number: count(),
 });
 
 /** A frame of the stop's call stack: on an exception stop, the first ones preview their locals. */
@@ -49,20 +51,32 @@ export const stopEventDataSchema = z.object({
   timestamp: z.string(),
   session_id: z.string(),
   reason: z.string(),
-  thread_id: z.number(),
-  description: z.string().nullable(),
-  text: z.string().nullable(),
-  all_threads_stopped: z.boolean().nullable(),
-  source: z.object({ path: z.string().nullable(), name: z.string().nullable() }).nullable(),
-  line: z.number().nullable(),
-  column: z.number().nullable(),
+  thread_id: adapterId(),
+  // The contract's "|null" fields: absent when unknown (a null union is not portable).
+  description: z.string().optional(),
+  text: z.string().optional(),
+  all_threads_stopped: z.boolean().optional(),
+  source: z.object({ path: z.string().optional(), name: z.string().optional() }).optional(),
+  line: count().optional(),
+  column: count().optional(),
   call_stack: z.array(stopFrameSchema),
   call_stack_truncated: z.boolean().optional(),
-  top_frame_variables: topFrameVariablesSchema.nullable(),
+  top_frame_variables: topFrameVariablesSchema.optional(),
   source_lines: z.array(sourceLineSchema).optional(),
-  hit_breakpoint_ids: z.array(z.number()).nullable(),
+  hit_breakpoint_ids: z
+    .array(breakpointId())
+    .optional()
+    .describe('On a breakpoint stop: the ids of the breakpoints hit (set_breakpoint ids).'),
 });
 export type StopEventData = z.infer<typeof stopEventDataSchema>;
+
+/** What the output schemas say of stop_event_data: the ids an agent passes on (the rest, open,
+ * is in the tool descriptions: call_stack with its frame ids, the top frame's variables, …). */
+export const stopEventOutline = z.object({
+  session_id: z.string(),
+  thread_id: adapterId(),
+  reason: z.string(),
+});
 
 export function capValue(value: string): { value: string; truncated?: true } {
   if (value.length <= MAX_VALUE_CHARS) return { value };
@@ -89,7 +103,7 @@ export function viewFrame(frame: DebugProtocol.StackFrame): z.infer<typeof frame
   return {
     frame_id: frame.id,
     function_name: frame.name,
-    file_path: frame.source?.path ?? frame.source?.name ?? null,
+    file_path: frame.source?.path ?? frame.source?.name,
     line_number: frame.line,
     column_number: frame.column,
   };
@@ -112,8 +126,8 @@ export async function buildStopEventData(
   const top = frames[0];
   const isException = body.reason === 'exception';
   const [exceptionText, variables, sourceLines, previews] = await Promise.all([
-    isException ? exceptionTextOf(session, threadId, body) : null,
-    top ? topFrameVariables(session, top.id) : null,
+    isException ? exceptionTextOf(session, threadId, body) : undefined,
+    top ? topFrameVariables(session, top.id) : undefined,
     readSourceLines(top?.source?.path, top?.line),
     isException ? previewsOf(session, frames.slice(0, PREVIEW_FRAMES)) : [],
   ]);
@@ -125,12 +139,12 @@ export async function buildStopEventData(
     session_id: session.id,
     reason: body.reason,
     thread_id: threadId,
-    description: body.description ?? null,
+    description: body.description,
     text: exceptionText,
-    all_threads_stopped: body.allThreadsStopped ?? null,
-    source: top?.source ? { path: top.source.path ?? null, name: top.source.name ?? null } : null,
-    line: top?.line ?? null,
-    column: top?.column ?? null,
+    all_threads_stopped: body.allThreadsStopped,
+    source: top?.source ? { path: top.source.path, name: top.source.name } : undefined,
+    line: top?.line,
+    column: top?.column,
     call_stack: frames.map((frame, i) => {
       const preview = previews[i];
       return preview !== undefined
@@ -140,7 +154,7 @@ export async function buildStopEventData(
     ...((trace.totalFrames ?? frames.length) > frames.length ? { call_stack_truncated: true } : {}),
     top_frame_variables: variables,
     ...(sourceLines ? { source_lines: sourceLines } : {}),
-    hit_breakpoint_ids: body.reason === 'breakpoint' || hitIds.length > 0 ? hitIds : null,
+    hit_breakpoint_ids: body.reason === 'breakpoint' || hitIds.length > 0 ? hitIds : undefined,
   });
 }
 
@@ -165,13 +179,13 @@ async function exceptionTextOf(
   session: DebugSessionPort,
   threadId: number,
   body: DebugProtocol.StoppedEvent['body'],
-): Promise<string | null> {
+): Promise<string | undefined> {
   try {
     const info = (await session.customRequest('exceptionInfo', {
       threadId,
     })) as DebugProtocol.ExceptionInfoResponse['body'];
-    return info.description ?? info.exceptionId ?? body.text ?? null;
+    return info.description ?? info.exceptionId ?? body.text;
   } catch {
-    return body.text ?? body.description ?? null;
+    return body.text ?? body.description;
   }
 }

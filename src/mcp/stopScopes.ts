@@ -7,6 +7,7 @@
 import type { DebugProtocol } from '@vscode/debugprotocol';
 import { z } from 'zod';
 import type { DebugSessionPort } from './channel';
+import { count, variablesReference } from './schemaIds';
 
 /** A value in the stop data is cut here (get_variables shows up to MAX_VALUE_CHARS). */
 export const STOP_VALUE_CHARS = 120;
@@ -25,7 +26,7 @@ export const stopVariableSchema = z.object({
   name: z.string(),
   value: z.string(),
   type: z.string().optional(),
-  variables_reference: z.number(),
+  variables_reference: variablesReference(),
   evaluate_name: z.string().optional(),
   truncated: z.boolean().optional(),
 });
@@ -33,9 +34,9 @@ export type StopVariable = z.infer<typeof stopVariableSchema>;
 
 export const scopeViewSchema = z.object({
   scope_name: z.string(),
-  variables_reference: z.number(),
+  variables_reference: variablesReference(),
   variables: z.array(stopVariableSchema),
-  total: z.number().optional(),
+  total: count().optional(),
   truncated: z.boolean(),
 });
 export type ScopeView = z.infer<typeof scopeViewSchema>;
@@ -133,13 +134,13 @@ async function readScope(
 export async function topFrameVariables(
   session: DebugSessionPort,
   frameId: number,
-): Promise<TopFrameVariables | null> {
+): Promise<TopFrameVariables | undefined> {
   const scopes = await scopesOf(session, frameId);
   const locals = localsScope(scopes);
   const upvalues = upvaluesScope(scopes, locals);
   const hasLocals = locals !== undefined && locals.variablesReference !== 0;
   const hasUpvalues = upvalues !== undefined && upvalues.variablesReference !== 0;
-  if (!hasLocals && !hasUpvalues) return null;
+  if (!hasLocals && !hasUpvalues) return undefined;
   const [localView, upvalueView] = await Promise.all([
     hasLocals ? readScope(session, locals, MAX_TOP_VARIABLES) : undefined,
     hasUpvalues ? readScope(session, upvalues, MAX_TOP_UPVALUES, HIDDEN_UPVALUES) : undefined,

@@ -14,6 +14,7 @@ describe('extension: client configuration templates', () => {
     assert.deepEqual(CLIENT_IDS, [
       'claude-desktop',
       'claude-code',
+      'gemini-cli',
       'cursor',
       'cline',
       'roo-code',
@@ -50,6 +51,17 @@ describe('extension: client configuration templates', () => {
     assert.equal(
       clientTemplate('claude-code', { url: URL_, token: "it's", bridge }).text,
       `claude mcp add --transport http luapanda ${URL_} --header 'Authorization: Bearer it'\\''s'\n`,
+    );
+  });
+
+  it('Gemini CLI is a gemini mcp add command over HTTP, with the header when a token is set', () => {
+    const plain = clientTemplate('gemini-cli', { url: URL_, bridge });
+    assert.equal(plain.language, 'shellscript');
+    assert.equal(plain.text, `gemini mcp add --transport http luapanda ${URL_}\n`);
+    assert.match(plain.where, /httpUrl/);
+    assert.equal(
+      clientTemplate('gemini-cli', { url: URL_, token: 't0k', bridge }).text,
+      `gemini mcp add --transport http --header 'Authorization: Bearer t0k' luapanda ${URL_}\n`,
     );
   });
 

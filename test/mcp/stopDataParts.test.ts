@@ -90,7 +90,7 @@ describe('stop data: byte budget', () => {
       },
     },
     source_lines: [{ line: 1, text: 'x', current: true }],
-    hit_breakpoint_ids: null,
+    hit_breakpoint_ids: undefined,
   });
 
   it('leaves a stop within the budget as it is', () => {

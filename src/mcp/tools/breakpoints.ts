@@ -8,37 +8,39 @@ import * as path from 'node:path';
 import { z } from 'zod';
 import { BreakpointInfo } from '../channel';
 import { ToolResult, baseOutputShape, error } from '../results';
+import { breakpointId } from '../schemaIds';
 import { ANNOTATIONS, ToolContext, defineTool } from './context';
 
-const breakpointShape = z.object({
-  id: z.number(),
-  verified: z.boolean(),
-  source: z.object({ path: z.string() }),
-  line: z.number().describe('Where it is bound (or will bind).'),
-  requested_line: z
-    .number()
-    .optional()
-    .describe('The line asked for, when the breakpoint moved to the next line with code.'),
-  column: z.number().nullable(),
-  condition: z.string().optional(),
-  hit_condition: z.string().optional(),
-  log_message: z.string().optional(),
-  message: z.string().nullable(),
-  timestamp: z.string().optional(),
-});
+/** A breakpoint as the tools return it (the output schemas outline it: id and verified). */
+export interface BreakpointView {
+  id: number;
+  verified: boolean;
+  source: { path: string };
+  /** Where it is bound (or will bind). */
+  line: number;
+  /** The line asked for, when the breakpoint moved to the next line with code. */
+  requested_line?: number;
+  column?: number;
+  condition?: string;
+  hit_condition?: string;
+  log_message?: string;
+  /** Why it is not verified, or where it moved. */
+  message?: string;
+  timestamp?: string;
+}
 
-function view(info: BreakpointInfo, timestamp?: string) {
+function view(info: BreakpointInfo, timestamp?: string): BreakpointView {
   return {
     id: info.id,
     verified: info.verified,
     source: { path: info.filePath },
     line: info.boundLine ?? info.line,
     ...(info.boundLine !== undefined ? { requested_line: info.line } : {}),
-    column: info.column ?? null,
+    ...(info.column !== undefined ? { column: info.column } : {}),
     ...(info.condition ? { condition: info.condition } : {}),
     ...(info.hitCondition ? { hit_condition: info.hitCondition } : {}),
     ...(info.logMessage ? { log_message: info.logMessage } : {}),
-    message: info.message ?? null,
+    ...(info.message ? { message: info.message } : {}),
     ...(timestamp ? { timestamp } : {}),
   };
 }
@@ -79,27 +81,24 @@ export const setBreakpoint = defineTool({
   name: 'set_breakpoint',
   title: 'Set a breakpoint',
   description:
-    'Sets a breakpoint at file_path (absolute, or relative to the workspace) and line_number (1-based). ' +
-    'Optional: condition (a Lua expression; stop only when true), hit_condition ("> 5", ">= 3", "== 3", ' +
-    '"% 2" — stop on those hits), log_message (makes a logpoint: prints instead of stopping; {expr} is ' +
-    'interpolated; read the lines with get_output). Works before a session exists; the breakpoint applies when ' +
-    'one starts. Returns the breakpoint with its id (use it with remove_breakpoint; it appears in ' +
-    'stop_event_data.hit_breakpoint_ids). line is where it binds: a line without code moves to the next line ' +
-    'with code (requested_line and message say so). verified is false until a running session confirms it; ' +
-    'message says why not — a condition that is not valid Lua or a line with no code after it never works.',
+    'Sets a breakpoint at file_path (absolute or workspace-relative) and line_number. Optional: condition ' +
+    '(Lua; stop only when true), hit_condition ("> 5", "== 3", "% 2"), log_message (a logpoint: logs instead ' +
+    'of stopping, {expr} interpolated; read it with get_output). Works before a session exists. Returns the ' +
+    'breakpoint: id (for remove_breakpoint and stop_event_data.hit_breakpoint_ids), line where it binds (a ' +
+    'line without code moves to the next one: requested_line), verified (false until a session confirms ' +
+    'it) and message (why not).',
   inputSchema: {
     file_path: z.string().min(1).describe('Absolute path, or relative to the workspace folder.'),
     line_number: z.number().int().min(1).describe('1-based line.'),
     column_number: z.number().int().min(1).optional(),
     condition: z.string().min(1).optional().describe('Stop only when this expression is true.'),
     hit_condition: z.string().min(1).optional().describe('e.g. "> 5", "== 3", "% 2".'),
-    log_message: z
-      .string()
-      .min(1)
-      .optional()
-      .describe('Log this (with {expr} interpolation) instead of stopping.'),
+    log_message: z.string().min(1).optional().describe('Log this instead of stopping.'),
   },
-  outputSchema: { ...baseOutputShape, breakpoint: breakpointShape.optional() },
+  outputSchema: {
+    ...baseOutputShape,
+    breakpoint: z.object({ id: breakpointId(), verified: z.boolean() }).optional(),
+  },
   annotations: ANNOTATIONS.changes,
   async handler(args, context) {
     const resolved = await resolveSourcePath(context, args.file_path);
@@ -124,13 +123,13 @@ export const removeBreakpoint = defineTool({
     'location {file_path, line_number} (removes every breakpoint on that line), or clear_all: true. ' +
     'status "error" when nothing matched.',
   inputSchema: {
-    breakpoint_id: z.number().int().optional(),
+    breakpoint_id: breakpointId().optional(),
     location: z
       .object({ file_path: z.string().min(1), line_number: z.number().int().min(1) })
       .optional(),
     clear_all: z.boolean().optional(),
   },
-  outputSchema: { ...baseOutputShape, removed_ids: z.array(z.number()).optional() },
+  outputSchema: { ...baseOutputShape, removed_ids: z.array(breakpointId()).optional() },
   annotations: ANNOTATIONS.changes,
   async handler(args, context) {
     const given = [
@@ -184,8 +183,7 @@ export const getBreakpoints = defineTool({
   inputSchema: {},
   outputSchema: {
     ...baseOutputShape,
-    timestamp: z.string().optional(),
-    breakpoints: z.array(breakpointShape).optional(),
+    breakpoints: z.array(z.object({ id: breakpointId() })).optional(),
   },
   annotations: ANNOTATIONS.readOnly,
   async handler(_args, context) {

@@ -11,16 +11,11 @@ export const getDebuggerConfigurations = defineTool({
     'Lists the debug configurations of the workspace (.vscode/launch.json). Call this first: pass a ' +
     'configuration\'s "name" to start_debugging. Each has name, type, request ("launch" runs a program, ' +
     '"attach" waits for a game that calls require("LuaPanda").start) and its other attributes. ' +
-    'status "error" means there is no workspace, no launch.json, or it cannot be parsed; the message says which.',
+    '"error": no workspace or launch.json, or it does not parse.',
   inputSchema: {},
   outputSchema: {
     ...baseOutputShape,
-    workspace_folder: z.string().optional(),
-    configurations: z
-      .array(
-        z.object({ name: z.string(), type: z.string(), request: z.string() }).catchall(z.unknown()),
-      )
-      .optional(),
+    configurations: z.array(z.object({ name: z.string() })).optional(),
   },
   annotations: ANNOTATIONS.readOnly,
   async handler(_args, context) {

@@ -12,9 +12,8 @@ import { ANNOTATIONS, defineTool, findSession, messageOf } from './context';
 export const LUA_EXCEPTION_FILTERS: readonly string[] = EXCEPTION_FILTERS.map((f) => f.filter);
 
 export const FILTERS_GUIDE =
-  'Lua: "uncaught" (errors that end the program; the default), "caught" (errors a pcall/xpcall ' +
-  'catches, and errors ending a coroutine under coroutine.resume), "assert" (failed assert() calls, ' +
-  'caught or not). [] stops on no error.';
+  'Lua: "uncaught" (errors that end the program; the default), "caught" (errors pcall/xpcall or ' +
+  'coroutine.resume catch), "assert" (failed assert() calls). [] stops on no error.';
 
 export const filtersArg = z
   .array(z.string())
@@ -25,16 +24,13 @@ export const setExceptionFilters = defineTool({
   name: 'set_exception_filters',
   title: 'Set exception filters',
   description:
-    'Chooses which errors stop the program (status "stopped", reason "exception"), for one session, ' +
-    'at once, running or paused; it replaces the filters in effect (see filters for the names). ' +
-    'get_debug_state shows the filters of each session. In VS Code the Breakpoints view keeps showing ' +
-    "the user's choice, and a click there replaces the agent's filters again.",
+    'Chooses which errors stop the program (status "stopped", reason "exception") in one session, at ' +
+    'once, running or paused, replacing the filters in effect. get_debug_state shows them. In VS Code a ' +
+    "click in the Breakpoints view replaces the agent's filters again.",
   inputSchema: { filters: filtersArg, session_id: z.string().optional() },
   outputSchema: {
     ...baseOutputShape,
-    session_id: z.string().optional(),
     exception_filters: z.array(z.string()).optional(),
-    available_filters: z.array(z.string()).optional(),
   },
   annotations: ANNOTATIONS.changes,
   async handler(args, context) {

@@ -7,8 +7,9 @@ import type { DebugProtocol } from '@vscode/debugprotocol';
 import { z } from 'zod';
 import { DebugSessionPort } from '../channel';
 import { readLaunchConfigurations } from '../launchConfig';
-import { ToolResult, baseOutputShape, error } from '../results';
-import { stopEventDataSchema } from '../stopEventData';
+import { ToolResult, asyncBaseOutputShape, baseOutputShape, error } from '../results';
+import { adapterId } from '../schemaIds';
+import { stopEventOutline } from '../stopEventData';
 import {
   ANNOTATIONS,
   CallExtras,
@@ -25,44 +26,38 @@ import { Deadline, WaitEnded, isRequestTimeout, waitEndedResult } from './deadli
 import { checkStartFilters, filtersArg } from './exceptionFilters';
 
 const asyncOutput = {
-  ...baseOutputShape,
-  stop_event_data: stopEventDataSchema.optional(),
-  warnings: z
-    .array(z.string())
-    .optional()
-    .describe('What went wrong on the way, said once: a breakpoint condition that failed, …'),
+  ...asyncBaseOutputShape,
+  stop_event_data: stopEventOutline.optional(),
+  warnings: z.array(z.string()).optional(),
 };
 const timeoutArg = z
   .number()
-  .positive()
+  .min(0.1)
   .max(3600)
   .optional()
-  .describe(
-    'How long to wait for a stop or the end, in seconds (default 30; most clients give up at 60).',
-  );
-const sessionArg = z.string().optional().describe('Defaults to the active session.');
+  .describe('Seconds to wait (default 30).');
+const sessionArg = z.string().optional();
 
 const STATUS_GUIDE =
-  'Results: "stopped" (stop_event_data says where and why: the top frame\'s locals and upvalues, the source ' +
-  'lines around the stop, and for an error its message and a locals preview of the first frames), "completed" (the ' +
-  'program ended; see get_output), "timeout" (still running: call continue_debugging again to keep waiting or ' +
-  'pause_debugging), "interrupted" (someone else acted: call get_debug_state), "error" (message says why). ' +
-  'warnings: problems since the last result, said once (a breakpoint condition that failed and counts as false, ' +
-  'a breakpoint that binds nowhere).';
+  'Results: "stopped" (stop_event_data: where and why, the top frame\'s locals and upvalues, the source ' +
+  'lines; for an error its message), "completed" (the program ended; see get_output), "timeout" (still ' +
+  'running: continue_debugging to wait again, or pause_debugging), "interrupted" (someone else acted: ' +
+  'get_debug_state), "error". warnings: problems said once (a failing breakpoint condition, …).';
+/** The continuing tools point to start_debugging's guide rather than repeat it (tools/list size). */
+const SAME_RESULTS = 'Results and warnings as for start_debugging.';
 
 export const startDebugging = defineTool({
   name: 'start_debugging',
   title: 'Start debugging',
   description:
-    'Starts the debug configuration named configuration_name (from get_debugger_configurations) and waits for ' +
-    'the first stop (entry, breakpoint, error) or the end of the program. Set breakpoints first. no_debug: true ' +
-    'runs without debugging (breakpoints are not hit) and waits for the end. exception_filters: which errors ' +
-    'stop it (default: uncaught ones; see set_exception_filters). ' +
+    'Starts the configuration configuration_name (from get_debugger_configurations) and waits for the ' +
+    'first stop (entry, breakpoint, error) or the end. Set breakpoints first. no_debug: true runs without ' +
+    'debugging and waits for the end. exception_filters: which errors stop it (default: uncaught). ' +
     STATUS_GUIDE,
   inputSchema: {
     configuration_name: z.string().min(1),
     no_debug: z.boolean().optional(),
-    exception_filters: filtersArg.optional(),
+    exception_filters: filtersArg.optional().describe('As for set_exception_filters.'),
     timeout_seconds: timeoutArg,
   },
   outputSchema: { ...asyncOutput, session_id: z.string().optional() },
@@ -206,8 +201,8 @@ export const continueDebugging = defineTool({
   title: 'Continue',
   description:
     'Resumes the paused program and waits for the next stop or the end. thread_id: stop_event_data.thread_id. ' +
-    STATUS_GUIDE,
-  inputSchema: { thread_id: z.number().int(), session_id: sessionArg, timeout_seconds: timeoutArg },
+    SAME_RESULTS,
+  inputSchema: { thread_id: adapterId(), session_id: sessionArg, timeout_seconds: timeoutArg },
   outputSchema: asyncOutput,
   annotations: ANNOTATIONS.changes,
   handler: (args, context, extras) =>
@@ -222,9 +217,9 @@ export const stepExecution = defineTool({
   description:
     'Steps the paused program: step_type "over" (next line, calls run through), "into" (into the called ' +
     'function), "out" (back to the caller). Waits for the step to finish. ' +
-    STATUS_GUIDE,
+    SAME_RESULTS,
   inputSchema: {
-    thread_id: z.number().int(),
+    thread_id: adapterId(),
     step_type: z.enum(['over', 'into', 'out']),
     session_id: sessionArg,
     timeout_seconds: timeoutArg,
@@ -250,7 +245,7 @@ export const pauseDebugging = defineTool({
     'Use it after a "timeout" result, or to look at a program that runs too long. thread_id is optional. ' +
     'If the program is already paused, returns its current stop.',
   inputSchema: {
-    thread_id: z.number().int().optional(),
+    thread_id: adapterId().optional(),
     session_id: sessionArg,
     timeout_seconds: timeoutArg,
   },

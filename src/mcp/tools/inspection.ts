@@ -5,12 +5,13 @@
 import type { DebugProtocol } from '@vscode/debugprotocol';
 import { z } from 'zod';
 import { baseOutputShape, error } from '../results';
-import { frameSchema, variableSchema, viewFrame, viewVariable } from '../stopEventData';
+import { adapterId, count, variablesReference } from '../schemaIds';
+import { viewFrame, viewVariable } from '../stopEventData';
 import { FAILED_EVALUATION } from '../../adapter/evaluation';
 import { DebugSessionPort } from '../channel';
 import { ANNOTATIONS, ToolContext, defineTool, findStoppedSession, messageOf } from './context';
 
-const sessionArg = z.string().optional().describe('Defaults to the active session.');
+const sessionArg = z.string().optional();
 export const DEFAULT_PAGE = 100;
 export const MAX_PAGE = 500;
 
@@ -21,15 +22,15 @@ export const getStackTrace = defineTool({
     'The call stack of a paused thread, innermost frame first, deeper than stop_event_data carries: ' +
     'start_frame (default 0) and levels (default 50). Pass a frame_id to get_scopes or evaluate_expression.',
   inputSchema: {
-    thread_id: z.number().int(),
-    start_frame: z.number().int().min(0).optional(),
+    thread_id: adapterId(),
+    start_frame: count().optional(),
     levels: z.number().int().min(1).max(500).optional(),
     session_id: sessionArg,
   },
   outputSchema: {
     ...baseOutputShape,
-    stack_frames: z.array(frameSchema).optional(),
-    total_frames: z.number().optional(),
+    stack_frames: z.array(z.object({ frame_id: adapterId() })).optional(),
+    total_frames: count().optional(),
   },
   annotations: ANNOTATIONS.readOnly,
   async handler(args, context) {
@@ -56,22 +57,13 @@ export const getScopes = defineTool({
   name: 'get_scopes',
   title: 'Get the scopes of a frame',
   description:
-    'The variable scopes of a stack frame (frame_id from call_stack): Locals, Upvalues, Globals… Pass a ' +
-    "scope's variables_reference to get_variables. expensive: true (e.g. Globals) means large; read it only " +
-    'when needed.',
-  inputSchema: { frame_id: z.number().int(), session_id: sessionArg },
+    'The scopes of a stack frame (frame_id from call_stack): Locals, Upvalues, Globals… Pass a ' +
+    "scope's variables_reference to get_variables. expensive: true (Globals) means large.",
+  inputSchema: { frame_id: adapterId(), session_id: sessionArg },
   outputSchema: {
     ...baseOutputShape,
     scopes: z
-      .array(
-        z.object({
-          name: z.string(),
-          variables_reference: z.number(),
-          expensive: z.boolean(),
-          named_variables: z.number().optional(),
-          indexed_variables: z.number().optional(),
-        }),
-      )
+      .array(z.object({ name: z.string(), variables_reference: variablesReference() }))
       .optional(),
   },
   annotations: ANNOTATIONS.readOnly,
@@ -104,22 +96,22 @@ export const getVariables = defineTool({
   name: 'get_variables',
   title: 'Get variables',
   description:
-    'The children of a scope or of an expandable value (variables_reference > 0, from get_scopes, ' +
-    'stop_event_data or an earlier get_variables). Paged: start (default 0) and count (default 100, at most ' +
-    '500); has_more and next_start say whether to ask again. References are valid only while the program ' +
-    'stays paused at the same stop.',
+    'The children of a scope or an expandable value (variables_reference > 0, from get_scopes, ' +
+    'stop_event_data or get_variables). Paged: start (default 0), count (default 100, at most 500); ' +
+    'has_more and next_start say whether to ask again. References hold only while paused at one stop.',
   inputSchema: {
     variables_reference: z.number().int().min(1),
-    start: z.number().int().min(0).optional(),
+    start: count().optional(),
     count: z.number().int().min(1).max(MAX_PAGE).optional(),
     session_id: sessionArg,
   },
   outputSchema: {
     ...baseOutputShape,
-    variables: z.array(variableSchema).optional(),
-    start: z.number().optional(),
+    variables: z
+      .array(z.object({ name: z.string(), variables_reference: variablesReference() }))
+      .optional(),
     has_more: z.boolean().optional(),
-    next_start: z.number().optional(),
+    next_start: count().optional(),
   },
   annotations: ANNOTATIONS.readOnly,
   async handler(args, context) {
@@ -177,23 +169,21 @@ export const evaluateExpression = defineTool({
   name: 'evaluate_expression',
   title: 'Evaluate an expression',
   description:
-    "Evaluates a Lua expression in a paused stack frame, with that frame's locals, upvalues and globals in " +
-    'scope. frame_id: from call_stack; default, the top frame of the latest stop. context: "repl" (default; ' +
-    'statements such as assignments run and change the program), "watch" or "hover" (read-only), ' +
-    '"clipboard". Returns result (every value of the expression: "5, 8"; "" for a statement), type and ' +
-    'variables_reference (> 0: expand with get_variables). status "error" for a syntax error, an undefined ' +
-    'name or a running program.',
+    'Evaluates a Lua expression in a paused frame, with its locals, upvalues and globals in scope. ' +
+    'frame_id: from call_stack; default, the top frame of the latest stop. context: "repl" (default; ' +
+    'statements such as assignments run), "watch" or "hover" (read-only), "clipboard". Returns result ' +
+    '(every value: "5, 8"; "" for a statement), type and variables_reference (> 0: expand with ' +
+    'get_variables). "error": syntax error, undefined name, or the program is running.',
   inputSchema: {
     expression: z.string().min(1),
-    frame_id: z.number().int().optional(),
+    frame_id: adapterId().optional(),
     context: z.enum(['watch', 'repl', 'hover', 'clipboard']).optional(),
     session_id: sessionArg,
   },
   outputSchema: {
     ...baseOutputShape,
     result: z.string().optional(),
-    type: z.string().optional(),
-    variables_reference: z.number().optional(),
+    variables_reference: variablesReference().optional(),
   },
   annotations: ANNOTATIONS.destructive,
   async handler(args, context) {

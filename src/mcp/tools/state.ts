@@ -1,41 +1,25 @@
 /** `get_debug_state` and `get_output`: an agent's bearings, and what the program printed. */
 import { z } from 'zod';
-import { outputViewShape, viewOutput } from '../outputView';
+import { viewOutput } from '../outputView';
 import { baseOutputShape, error } from '../results';
-import { buildStopEventData, stopEventDataSchema } from '../stopEventData';
+import { count } from '../schemaIds';
+import { buildStopEventData, stopEventOutline } from '../stopEventData';
 import { ANNOTATIONS, defineTool, messageOf } from './context';
 
 export const getDebugState = defineTool({
   name: 'get_debug_state',
   title: 'Get the debug state',
   description:
-    'Where things stand: state (Idle, Starting, Running, Stopped, Terminating, Terminated), the active session ' +
-    '(id, name, type), every live session (busy_with: what its debugger is waiting for, e.g. the game to ' +
-    'connect; exception_filters: which errors stop it), and the latest stop_event_data when paused. Call it after a ' +
-    '"timeout" or "interrupted" result, or when the human may have acted in the debug UI.',
+    'Where things stand: state (Idle, Starting, Running, Stopped, Terminating, Terminated), the active ' +
+    'session, every live session (busy_with: what it waits for, e.g. the game to connect; ' +
+    'exception_filters), and the latest stop_event_data when paused. Call it after "timeout" or ' +
+    '"interrupted", or when the human may have acted in the debug UI.',
   inputSchema: {},
   outputSchema: {
     ...baseOutputShape,
-    state: z
-      .enum(['Idle', 'Starting', 'Running', 'Stopped', 'Terminating', 'Terminated'])
-      .optional(),
-    active_session: z
-      .object({ id: z.string(), name: z.string(), type: z.string() })
-      .nullable()
-      .optional(),
-    sessions: z
-      .array(
-        z.object({
-          id: z.string(),
-          name: z.string(),
-          type: z.string(),
-          state: z.string(),
-          busy_with: z.string().optional(),
-          exception_filters: z.array(z.string()).optional(),
-        }),
-      )
-      .optional(),
-    stop_event_data: stopEventDataSchema.optional(),
+    state: z.string().optional(),
+    active_session: z.object({ id: z.string() }).optional(),
+    stop_event_data: stopEventOutline.optional(),
   },
   annotations: ANNOTATIONS.readOnly,
   async handler(_args, context) {
@@ -43,7 +27,7 @@ export const getDebugState = defineTool({
     const result: Record<string, unknown> = {
       status: 'success',
       state: context.monitor.state(active?.id),
-      active_session: active ? { id: active.id, name: active.name, type: active.type } : null,
+      active_session: active ? { id: active.id, name: active.name, type: active.type } : undefined,
       sessions: context.channel.sessions().map((s) => {
         const busy = context.monitor.busyWith(s.id);
         const filters = s.exceptionFilters.active;
@@ -77,20 +61,23 @@ export const getOutput = defineTool({
   name: 'get_output',
   title: 'Get program output',
   description:
-    'What the debugged program printed (stdout, stderr), what logpoints logged (category "logpoint") and what ' +
-    'the debugger said (console, important), oldest first, in the order it happened. groups: runs of ' +
-    'consecutive lines of one category, each line {cursor, text}; session_id and the first and last ' +
-    'timestamp are said once. Pass the next_cursor of the previous call as cursor to read only new lines. ' +
-    'max_lines defaults to 200 (at most 1000); more: true means call again.',
+    'What the program printed (stdout, stderr), what logpoints logged ("logpoint") and what the debugger ' +
+    'said (console, important), oldest first. groups: runs of lines of one category, each line {cursor, ' +
+    'text}. Pass next_cursor back as cursor to read only new lines. max_lines: default 200, at most 1000; ' +
+    'more: true means call again.',
   inputSchema: {
-    cursor: z.number().int().min(0).optional(),
+    cursor: count().optional(),
     max_lines: z.number().int().min(1).max(1000).optional(),
     session_id: z
       .string()
       .optional()
       .describe("Only this session's output; default: every session."),
   },
-  outputSchema: { ...baseOutputShape, ...outputViewShape },
+  outputSchema: {
+    ...baseOutputShape,
+    next_cursor: count().optional(),
+    more: z.boolean().optional(),
+  },
   annotations: ANNOTATIONS.readOnly,
   async handler(args, context) {
     const page = context.monitor.output.read(

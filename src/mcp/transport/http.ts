@@ -179,6 +179,38 @@ export async function startHttpServer(options: HttpServerOptions): Promise<HttpS
     });
   };
 
+  /** Answers a refused request with a JSON-RPC error and logs why (never the credential itself),
+   * so that a user whose client gets 401/403/413 finds the reason in the MCP log. */
+  function refuse(
+    req: http.IncomingMessage,
+    res: http.ServerResponse,
+    status: number,
+    reason: string,
+    message: string,
+    headers: Record<string, string> = {},
+  ): void {
+    log(`mcp http: refused ${req.method} ${req.url} with ${status}: ${reason}`);
+    sendJsonRpcError(res, status, -32000, message, headers);
+  }
+
+  const readBody = (req: http.IncomingMessage, res: http.ServerResponse): Promise<BodyRead> =>
+    readJsonBody(req, maxBodyBytes, (seen) =>
+      refuse(
+        req,
+        res,
+        413,
+        `request body (${seen}) exceeds the limit of ${maxBodyBytes} bytes`,
+        `Payload Too Large: request body must not exceed ${maxBodyBytes} bytes`,
+        // Close the connection after the answer rather than read the rest of an oversized body.
+        { Connection: 'close' },
+      ),
+    ).then((read) => {
+      if (!read.ok && read.parseError) {
+        sendJsonRpcError(res, 400, -32700, 'Parse error: the body is not valid JSON');
+      }
+      return read;
+    });
+
   async function handle(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
     if (closing) {
       sendJsonRpcError(res, 503, -32000, 'The LuaPanda MCP server is shutting down', {
@@ -189,14 +221,12 @@ export async function startHttpServer(options: HttpServerOptions): Promise<HttpS
     // DNS-rebinding protection first, for every path (even /health names the workspace).
     const hostProblem = checkHost(req.headers.host, port);
     if (hostProblem) {
-      log(`mcp http: rejected ${req.method} ${req.url}: ${hostProblem}`);
-      sendJsonRpcError(res, 403, -32000, `Forbidden: ${hostProblem}`);
+      refuse(req, res, 403, hostProblem, `Forbidden: ${hostProblem}`);
       return;
     }
     const originProblem = checkOrigin(req.headers.origin);
     if (originProblem) {
-      log(`mcp http: rejected ${req.method} ${req.url}: ${originProblem}`);
-      sendJsonRpcError(res, 403, -32000, `Forbidden: ${originProblem}`);
+      refuse(req, res, 403, originProblem, `Forbidden: ${originProblem}`);
       return;
     }
 
@@ -218,11 +248,15 @@ export async function startHttpServer(options: HttpServerOptions): Promise<HttpS
       });
       return;
     }
-    if (tokenDigest && !bearerMatches(req.headers.authorization, tokenDigest)) {
-      sendJsonRpcError(
+    const tokenProblem = tokenDigest
+      ? bearerProblem(req.headers.authorization, tokenDigest)
+      : undefined;
+    if (tokenProblem) {
+      refuse(
+        req,
         res,
         401,
-        -32000,
+        tokenProblem,
         'Unauthorized: send the LuaPanda MCP token as "Authorization: Bearer <token>"',
         { 'WWW-Authenticate': 'Bearer realm="luapanda-mcp"' },
       );
@@ -254,7 +288,7 @@ export async function startHttpServer(options: HttpServerOptions): Promise<HttpS
       }
       let body: unknown;
       if (req.method === 'POST') {
-        const read = await readJsonBody(req, res, maxBodyBytes);
+        const read = await readBody(req, res);
         if (!read.ok) return;
         body = read.value;
       }
@@ -266,7 +300,7 @@ export async function startHttpServer(options: HttpServerOptions): Promise<HttpS
       sendJsonRpcError(res, 400, -32000, 'Bad Request: Mcp-Session-Id header is required');
       return;
     }
-    const read = await readJsonBody(req, res, maxBodyBytes);
+    const read = await readBody(req, res);
     if (!read.ok) return;
     const messages: unknown[] = Array.isArray(read.value) ? read.value : [read.value];
     if (!messages.some((message) => isInitializeRequest(message))) {
@@ -500,39 +534,33 @@ function cancelledRequestIds(body: unknown): RequestId[] {
   return ids;
 }
 
-function bearerMatches(header: string | undefined, tokenDigest: Buffer): boolean {
-  const match = /^Bearer\s+(\S+)\s*$/i.exec(header ?? '');
+/** Why an Authorization header does not carry the token, or undefined when it does. */
+function bearerProblem(header: string | undefined, tokenDigest: Buffer): string | undefined {
+  if (header === undefined) return 'missing Authorization header (a bearer token is required)';
+  const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
+  if (match === null) return 'the Authorization header is not "Bearer <token>"';
   // Compare digests of equal length, so that neither the content nor the length leaks by timing.
-  return match !== null && timingSafeEqual(sha256(match[1]), tokenDigest);
+  return timingSafeEqual(sha256(match[1]), tokenDigest) ? undefined : 'wrong bearer token';
 }
 
 function sha256(text: string): Buffer {
   return createHash('sha256').update(text, 'utf8').digest();
 }
 
-type BodyRead = { ok: true; value: unknown } | { ok: false };
+type BodyRead = { ok: true; value: unknown } | { ok: false; parseError: boolean };
 
-/** Reads a JSON body of at most `limit` bytes; answers 413 / 400 itself and reports `ok: false`. */
+/** Reads a JSON body of at most `limit` bytes. Over the limit (declared or streamed) it calls
+ * `tooLarge` with what it saw, which answers 413; invalid JSON is reported as `parseError`. */
 function readJsonBody(
   req: http.IncomingMessage,
-  res: http.ServerResponse,
   limit: number,
+  tooLarge: (seen: string) => void,
 ): Promise<BodyRead> {
-  const tooLarge = (): void => {
-    // Close the connection after the answer rather than read the rest of an oversized body.
-    sendJsonRpcError(
-      res,
-      413,
-      -32000,
-      `Payload Too Large: request body must not exceed ${limit} bytes`,
-      { Connection: 'close' },
-    );
-  };
   const declared = Number(req.headers['content-length']);
   if (declared > limit) {
-    tooLarge();
+    tooLarge(`Content-Length ${declared}`);
     req.resume();
-    return Promise.resolve({ ok: false });
+    return Promise.resolve({ ok: false, parseError: false });
   }
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
@@ -545,8 +573,8 @@ function readJsonBody(
         chunks.length = 0;
         req.off('data', onData);
         req.resume();
-        tooLarge();
-        resolve({ ok: false });
+        tooLarge(`${size} bytes read so far`);
+        resolve({ ok: false, parseError: false });
         return;
       }
       chunks.push(chunk);
@@ -564,8 +592,7 @@ function readJsonBody(
       try {
         resolve({ ok: true, value: JSON.parse(Buffer.concat(chunks).toString('utf8')) });
       } catch {
-        sendJsonRpcError(res, 400, -32700, 'Parse error: the body is not valid JSON');
-        resolve({ ok: false });
+        resolve({ ok: false, parseError: true });
       }
     });
   });

@@ -304,7 +304,10 @@ describe('mcp/transport/http', () => {
     await server.handle.close(); // idempotent
   });
 
-  it('rejects a foreign Host header with 403 (DNS rebinding), on every path', async () => {
+  it('rejects a foreign Host header with 403 (DNS rebinding), on every path, and logs why', async () => {
+    await server.handle.close();
+    const logLines: string[] = [];
+    server = await startTestHttpServer({ log: (line) => logLines.push(line) });
     const port = server.handle.port;
     for (const host of [
       'evil.example',
@@ -323,6 +326,13 @@ describe('mcp/transport/http', () => {
       }
     }
     assert.equal(server.handle.sessionCount(), 0);
+    assert.ok(
+      logLines.includes(
+        'mcp http: refused GET /health with 403: Host "evil.example" is not a loopback name of this server',
+      ),
+      logLines.join('\n'),
+    );
+    assert.equal(logLines.filter((line) => line.includes('with 403')).length, 8);
     for (const host of [`localhost:${port}`, `LOCALHOST:${port}`, `[::1]:${port}`]) {
       const response = await rawRequest({ port, host, path: '/health' });
       assert.equal(response.status, 200, host);
@@ -367,7 +377,10 @@ describe('mcp/transport/http', () => {
     assert.equal(preflight.headers['access-control-allow-origin'], undefined);
   });
 
-  it('answers a body over the limit with 413, declared or streamed', async () => {
+  it('answers a body over the limit with 413, declared or streamed, and logs why', async () => {
+    await server.handle.close();
+    const logLines: string[] = [];
+    server = await startTestHttpServer({ log: (line) => logLines.push(line) });
     const port = server.handle.port;
     const oversized = Buffer.alloc(4 * 1024 * 1024 + 1, 0x20);
     const declared = await rawRequest({
@@ -387,6 +400,16 @@ describe('mcp/transport/http', () => {
     });
     assert.equal(streamed.status, 413);
     assert.equal(server.handle.sessionCount(), 0);
+    const refusals = logLines.filter((line) => line.includes('refused'));
+    assert.equal(refusals.length, 2, logLines.join('\n'));
+    assert.equal(
+      refusals[0],
+      'mcp http: refused POST /mcp with 413: request body (Content-Length 4194305) exceeds the limit of 4194304 bytes',
+    );
+    assert.match(
+      refusals[1],
+      /^mcp http: refused POST \/mcp with 413: request body \(\d+ bytes read so far\) exceeds the limit of 4194304 bytes$/,
+    );
   });
 
   it('answers OAuth discovery probes (/.well-known/*) with a JSON 404', async () => {
@@ -447,7 +470,11 @@ describe('mcp/transport/http', () => {
 
   it('requires the bearer token when one is set (401 otherwise), but not for /health', async () => {
     await server.handle.close();
-    server = await startTestHttpServer({ token: 'right-token' });
+    const logLines: string[] = [];
+    server = await startTestHttpServer({
+      token: 'right-token',
+      log: (line) => logLines.push(line),
+    });
     const port = server.handle.port;
     for (const authorization of [
       undefined,
@@ -467,6 +494,17 @@ describe('mcp/transport/http', () => {
       assert.equal(response.status, 401, String(authorization));
       assert.match(jsonRpcError(response).message, /Bearer/);
     }
+    // Every refusal is in the log with its reason, and no token (right or wrong) ever is.
+    const refusals = logLines.filter((line) => line.includes('refused'));
+    assert.deepEqual(refusals, [
+      'mcp http: refused POST /mcp with 401: missing Authorization header (a bearer token is required)',
+      'mcp http: refused POST /mcp with 401: wrong bearer token',
+      'mcp http: refused POST /mcp with 401: wrong bearer token',
+      'mcp http: refused POST /mcp with 401: the Authorization header is not "Bearer <token>"',
+    ]);
+    assert.ok(
+      !logLines.some((line) => line.includes('right-token') || line.includes('wrong-token')),
+    );
     // The SDK's StreamableHTTPError keeps the HTTP status in `code`, not in its message.
     await assert.rejects(connect({ token: 'wrong-token' }), (e: unknown) => {
       assert.equal((e as { code?: unknown }).code, 401);
