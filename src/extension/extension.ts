@@ -18,6 +18,7 @@ import { clientTemplate, clientTemplates, TemplateInput } from './clientConfigs'
 import { copyRuntime } from './copyRuntime';
 import { registerLuaDebugger } from './debugAdapter';
 import { gatherFacts, renderReport } from './doctor';
+import { LanguageModelTools } from './languageModelTools';
 import { McpRegistration } from './mcpRegistration';
 import { COMMANDS, StatusBar, describeState, panelActions } from './panel';
 import { McpServerManager, ServerState, validatePort } from './serverManager';
@@ -32,6 +33,8 @@ export interface ExtensionApi {
   readonly monitor: SessionMonitor;
   readonly statusBar: StatusBar;
   readonly registration: McpRegistration;
+  /** The debugger tools as VS Code language-model tools (Copilot without MCP). */
+  readonly languageModelTools: LanguageModelTools;
   /** The panel's entries right now (what the quick pick offers). */
   panelActions(): { label: string; command: string }[];
   /** The client configuration templates for the current URL and token. */
@@ -92,16 +95,24 @@ export function activate(context: vscode.ExtensionContext): ExtensionApi {
     },
   };
 
+  // One factory for every way in (HTTP, language-model tools): one tool context, one log.
+  const createServer = () => observeToolCalls(createMcpServer(toolContext), observer);
   const workspace = vscode.workspace.workspaceFolders?.[0]?.uri.fsPath ?? null;
   const manager = new McpServerManager({
     workspace,
     settings: () => readSettings(),
-    createServer: () => observeToolCalls(createMcpServer(toolContext), observer),
+    createServer,
     controlDir: context.globalStorageUri.fsPath,
     log: (line) => log.info(line),
     interrupt: (reason) => void monitor.interrupt(reason),
   });
   const registration = new McpRegistration((line) => log.warn(line));
+  const languageModelTools = new LanguageModelTools({
+    createServer,
+    enabled: () => readSettings().languageModelTools,
+    confirmChanges: () => readSettings().confirmLanguageModelToolChanges,
+    log: (line) => log.info(line),
+  });
   const version = String(context.extension.packageJSON.version);
   let lastError: string | undefined;
   const onState = (state: ServerState): void => {
@@ -282,7 +293,11 @@ export function activate(context: vscode.ExtensionContext): ExtensionApi {
   context.subscriptions.push(
     statusBar,
     registration,
+    languageModelTools,
     vscode.workspace.onDidChangeConfiguration((event) => {
+      if (event.affectsConfiguration('luapanda.languageModelTools.enabled')) {
+        languageModelTools.refresh();
+      }
       if (
         event.affectsConfiguration('luapanda.mcp.port') ||
         event.affectsConfiguration('luapanda.mcp.token') ||
@@ -308,6 +323,7 @@ export function activate(context: vscode.ExtensionContext): ExtensionApi {
     monitor,
     statusBar,
     registration,
+    languageModelTools,
     panelActions: () =>
       panelActions(manager.state, readSettings().autoStart, monitor.waiting).map((a) => ({
         label: a.label,

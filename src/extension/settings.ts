@@ -11,6 +11,10 @@ export interface ExtensionSettings {
   readonly codeExecution: CodeExecutionPolicy;
   readonly defaultTimeoutSeconds: number;
   readonly allowOutsideWorkspace: boolean;
+  /** Offer the debugger tools to Copilot as VS Code language-model tools. */
+  readonly languageModelTools: boolean;
+  /** Ask before a language-model tool call that changes the debug session. */
+  readonly confirmLanguageModelToolChanges: boolean;
 }
 
 export const SECTION = 'luapanda';
@@ -27,6 +31,8 @@ export function readSettings(): ExtensionSettings {
     codeExecution: policy === 'ask' || policy === 'deny' ? policy : 'allow',
     defaultTimeoutSeconds: config.get<number>('mcp.defaultTimeoutSeconds', 30),
     allowOutsideWorkspace: config.get<boolean>('mcp.allowOutsideWorkspace', false),
+    languageModelTools: config.get<boolean>('languageModelTools.enabled', true),
+    confirmLanguageModelToolChanges: config.get<boolean>('languageModelTools.confirmChanges', true),
   };
 }
 

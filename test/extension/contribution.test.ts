@@ -106,5 +106,11 @@ describe('extension: package.json contributions', () => {
       declared['luapanda.mcp.allowOutsideWorkspace'].default,
       read.allowOutsideWorkspace,
     );
+    assert.equal(declared['luapanda.languageModelTools.enabled'].default, read.languageModelTools);
+    assert.equal(read.languageModelTools, true);
+    assert.equal(
+      declared['luapanda.languageModelTools.confirmChanges'].default,
+      read.confirmLanguageModelToolChanges,
+    );
   });
 });

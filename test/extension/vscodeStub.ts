@@ -70,6 +70,23 @@ export class SourceBreakpoint {
   ) {}
 }
 
+/** VS Code's language-model tool result classes and CancellationError, as the API defines them. */
+export class LanguageModelTextPart {
+  constructor(readonly value: string) {}
+}
+export class LanguageModelToolResult {
+  constructor(readonly content: unknown[]) {}
+}
+export class MarkdownString {
+  constructor(readonly value = '') {}
+}
+export class CancellationError extends Error {
+  constructor() {
+    super('Canceled');
+    this.name = 'Canceled';
+  }
+}
+
 export interface FakeStatusBarItem {
   alignment: number;
   priority?: number;
@@ -119,6 +136,10 @@ export const vscode = {
   Uri,
   Location,
   SourceBreakpoint,
+  LanguageModelTextPart,
+  LanguageModelToolResult,
+  MarkdownString,
+  CancellationError,
   window: {
     showWarningMessage: sinon.stub(),
     showInformationMessage: sinon.stub(),
