@@ -6,7 +6,8 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { DEFAULT_MCP_PORT, startHttpServer } from '../mcp/transport/http';
-import { runStdioBridge, serveStdio } from '../mcp/transport/stdio';
+import { serveStdio } from '../mcp/transport/stdio';
+import { DEFAULT_BRIDGE_WAIT_SECONDS, runStdioBridge } from '../mcp/transport/stdioBridge';
 import { createHeadlessBackend } from './headlessBackend';
 import { PACKAGE_VERSION } from './version';
 
@@ -16,13 +17,18 @@ Serve the LuaPanda MCP debugger tools to an AI agent, without VS Code.
 usage:
   luapanda-mcp --stdio [--workspace DIR]               MCP over stdin/stdout (for clients that start servers)
   luapanda-mcp --http [PORT] [--workspace DIR]         Streamable HTTP on http://127.0.0.1:PORT/mcp (default ${DEFAULT_MCP_PORT})
-  luapanda-mcp --stdio --connect URL                   bridge stdio to a running HTTP server (e.g. the VS Code extension's)
+  luapanda-mcp --stdio --connect URL [--wait-seconds N]
+                                                       bridge stdio to an HTTP server (e.g. the VS Code extension's)
 
 options:
   --workspace DIR            folder with .vscode/launch.json (default: the current folder)
   --token TOKEN              require "Authorization: Bearer TOKEN" over HTTP (or send it, with --connect);
                              default: the LUAPANDA_MCP_TOKEN environment variable, else none
   --timeout SECONDS          default wait of start/continue/step/pause (default 30)
+  --wait-seconds N           with --connect: how long to wait for the HTTP server when it is not up yet or
+                             went away (a VS Code window starting or reloading), holding the client's
+                             requests meanwhile; 0 = fail at once (default ${DEFAULT_BRIDGE_WAIT_SECONDS}). A restarted
+                             server gets a new session transparently.
   --allow-outside-workspace  allow breakpoints in files outside the workspace folder
   --help, --version`;
 
@@ -33,6 +39,8 @@ export interface CliOptions {
   connect?: string;
   token?: string;
   timeoutSeconds: number;
+  /** With --connect: how long to wait for an unreachable HTTP server. */
+  waitSeconds: number;
   allowOutsideWorkspace: boolean;
 }
 
@@ -46,6 +54,7 @@ export function parseArgs(argv: string[], env: NodeJS.ProcessEnv = process.env):
   let connect: string | undefined;
   let token = env.LUAPANDA_MCP_TOKEN || undefined;
   let timeoutSeconds = 30;
+  let waitSeconds = DEFAULT_BRIDGE_WAIT_SECONDS;
   let allowOutsideWorkspace = false;
   const value = (i: number, flag: string): string => {
     const v = argv[i + 1];
@@ -88,6 +97,14 @@ export function parseArgs(argv: string[], env: NodeJS.ProcessEnv = process.env):
         timeoutSeconds = seconds;
         break;
       }
+      case '--wait-seconds': {
+        const text = take();
+        const seconds = Number(text);
+        if (!/^\d+$/.test(text) || seconds > 86400)
+          throw new UsageError('--wait-seconds takes a whole number of seconds from 0 to 86400');
+        waitSeconds = seconds;
+        break;
+      }
       case '--allow-outside-workspace':
         allowOutsideWorkspace = true;
         break;
@@ -101,7 +118,16 @@ export function parseArgs(argv: string[], env: NodeJS.ProcessEnv = process.env):
       throw new UsageError(`the workspace folder does not exist: ${workspace}`);
     }
   }
-  return { mode, workspace, port, connect, token, timeoutSeconds, allowOutsideWorkspace };
+  return {
+    mode,
+    workspace,
+    port,
+    connect,
+    token,
+    timeoutSeconds,
+    waitSeconds,
+    allowOutsideWorkspace,
+  };
 }
 
 function parsePort(text: string): number {
@@ -128,7 +154,12 @@ export async function main(argv: string[]): Promise<number> {
     console.error(`luapanda-mcp: ${e.message}\nRun luapanda-mcp --help for usage.`);
     return 2;
   }
-  if (options.mode === 'bridge') return runStdioBridge(options.connect!, { token: options.token });
+  if (options.mode === 'bridge') {
+    return runStdioBridge(options.connect!, {
+      token: options.token,
+      waitSeconds: options.waitSeconds,
+    });
+  }
   const backend = createHeadlessBackend({
     workspaceFolder: options.workspace,
     settings: {

@@ -222,6 +222,7 @@ describe('luapanda-mcp arguments', () => {
       connect: undefined,
       token: undefined,
       timeoutSeconds: 30,
+      waitSeconds: 300,
       allowOutsideWorkspace: false,
     });
     const http = parseArgs(
@@ -235,6 +236,17 @@ describe('luapanda-mcp arguments', () => {
     assert.equal(parseArgs(['--http'], { LUAPANDA_MCP_TOKEN: 'envtoken' }).token, 'envtoken');
     const bridge = parseArgs(['--stdio', '--connect', 'http://127.0.0.1:6009/mcp'], {});
     assert.equal(bridge.mode, 'bridge');
+    const patient = parseArgs(
+      ['--stdio', '--connect', 'http://127.0.0.1:6009/mcp', '--wait-seconds', '0'],
+      {},
+    );
+    assert.equal(patient.waitSeconds, 0);
+    assert.equal(
+      parseArgs(['--stdio', '--wait-seconds=12', '--connect=http://x/mcp'], {}).waitSeconds,
+      12,
+    );
+    assert.throws(() => parseArgs(['--stdio', '--wait-seconds', '-1'], {}), /--wait-seconds/);
+    assert.throws(() => parseArgs(['--stdio', '--wait-seconds', 'soon'], {}), /--wait-seconds/);
   });
 
   it('refuses what it does not understand, with a reason', () => {
