@@ -221,6 +221,7 @@ async function uiSmokeTest(tools, temp) {
       'Change port',
       'Auto-start',
       'Copy client configuration',
+      'Doctor',
       'Show the log',
     ];
     check(

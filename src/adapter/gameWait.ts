@@ -6,11 +6,14 @@
  */
 import { Event } from '@vscode/debugadapter';
 import type { DebugProtocol } from '@vscode/debugprotocol';
+import { DEFAULT_CONNECTION_HOST, describeListenHost, isLoopbackHost } from '../session';
 
 export interface GameWaitSpec {
   readonly port: number;
-  /** Dial this address (the game listens, `VSCodeAsClient`); absent: listen on every interface. */
+  /** Dial this address (the game listens, `VSCodeAsClient`); absent: listen on `listenHost`. */
   readonly dialHost?: string;
+  /** The address the session listens on (`connectionHost`); default 127.0.0.1. */
+  readonly listenHost?: string;
   /** The `connectionTimeout`, in seconds. */
   readonly seconds: number;
 }
@@ -26,32 +29,56 @@ export class GameWait {
     private readonly send: (event: DebugProtocol.Event) => void,
   ) {}
 
-  /** "Waiting for the game on :8818". */
+  private get listenHost(): string {
+    return this.spec.listenHost ?? DEFAULT_CONNECTION_HOST;
+  }
+
+  /** "Waiting for the game on 127.0.0.1:8818". */
   get title(): string {
     const { port, dialHost } = this.spec;
     return dialHost === undefined
-      ? `Waiting for the game on :${port}`
+      ? `Waiting for the game on ${this.listenHost}:${port}`
       : `Connecting to the game at ${dialHost}:${port}`;
   }
 
   /** Where and how long, and what the game must do. */
   get detail(): string {
     const { port, dialHost, seconds } = this.spec;
-    return dialHost === undefined
-      ? `Listening on every interface of this machine, port ${port}, until the game calls ` +
-          `require("LuaPanda").start(host, ${port}); up to ${seconds} s (connectionTimeout).`
-      : `Trying about once a second until the game's LuaPanda.startServer answers; up to ` +
-          `${seconds} s (connectionTimeout).`;
+    if (dialHost !== undefined) {
+      return (
+        `Trying about once a second until the game's LuaPanda.startServer answers; up to ` +
+        `${seconds} s (connectionTimeout).`
+      );
+    }
+    const host = this.listenHost;
+    return (
+      `Listening on ${describeListenHost(host)}, port ${port}, until the game calls ` +
+      `require("LuaPanda").start(host, ${port}); up to ${seconds} s (connectionTimeout).` +
+      (isLoopbackHost(host)
+        ? ' A game on a phone or another machine needs "connectionHost": "0.0.0.0".'
+        : '')
+    );
   }
 
-  /** The Debug Console line (its first words are kept: users and tests look for them). */
+  /**
+   * The Debug Console line (its first words are kept: users and tests look for them). It says
+   * where the session listens — beyond this machine too, when `connectionHost` says so — once.
+   */
   consoleLine(): string {
     const { port, dialHost, seconds } = this.spec;
-    return dialHost === undefined
-      ? `Waiting for a Lua program to call require("LuaPanda").start("<this machine>", ${port}) ` +
-          `— listening on every interface, for up to ${seconds} s (connectionTimeout)…\n`
-      : `Connecting to a Lua program at ${dialHost}:${port}, for up to ${seconds} s ` +
-          '(connectionTimeout)…\n';
+    if (dialHost !== undefined) {
+      return (
+        `Connecting to a Lua program at ${dialHost}:${port}, for up to ${seconds} s ` +
+        '(connectionTimeout)…\n'
+      );
+    }
+    const host = this.listenHost;
+    const startHost = isLoopbackHost(host) ? host : '<this machine>';
+    return (
+      `Waiting for a Lua program to call require("LuaPanda").start("${startHost}", ${port}) ` +
+      `— listening on ${describeListenHost(host)} ("connectionHost"), for up to ${seconds} s ` +
+      '(connectionTimeout)…\n'
+    );
   }
 
   /** Shows the cancellable progress notification. */

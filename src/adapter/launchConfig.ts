@@ -18,6 +18,8 @@ const common = {
   stopOnEntry: z.boolean().optional(),
   luaFileExtension: z.string().optional(),
   connectionPort: z.number().int().min(0).max(65535).optional(),
+  /** Ours: the address the debugger listens on for the program (default 127.0.0.1). */
+  connectionHost: z.string().min(1).optional(),
   connectionIP: z.string().optional(),
   VSCodeAsClient: z.boolean().optional(),
   autoPathMode: z.boolean().optional(),

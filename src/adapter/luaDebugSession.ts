@@ -26,6 +26,7 @@ import {
   SessionError,
   SessionSettings,
   dialConnector,
+  exposureNotice,
   launchConnector,
   listenConnector,
   nativeDirFor,
@@ -138,8 +139,13 @@ export class LuaDebugSession extends LoggingDebugSession {
           packagePath: args.packagePath,
           requestTimeoutMs: session.settings.requestTimeoutMs,
           noDebug: args.noDebug,
+          listenHost: args.connectionHost,
         }),
       );
+      // Loopback (the default) goes without saying; a port open to the network is said once.
+      const { listening } = connector;
+      const exposed = listening && exposureNotice(listening.host, listening.port);
+      if (exposed) this.sendEvent(new OutputEvent(`${exposed}\n`, 'console'));
       await session.start(connector, {
         noDebug: args.noDebug,
         connectTimeoutMs: (args.connectionTimeout ?? LAUNCH_CONNECT_TIMEOUT_S) * 1000,
@@ -164,13 +170,22 @@ export class LuaDebugSession extends LoggingDebugSession {
       const requestTimeoutMs = session.settings.requestTimeoutMs;
       const seconds = args.connectionTimeout ?? ATTACH_CONNECT_TIMEOUT_S;
       const dialHost = args.VSCodeAsClient ? (args.connectionIP ?? '127.0.0.1') : undefined;
+      const listenHost = args.connectionHost;
       const connector =
         dialHost !== undefined
           ? dialConnector({ host: dialHost, port, requestTimeoutMs, connectionTimeoutS: seconds })
           : await this.orAbandon(session, () =>
-              listenConnector({ port, requestTimeoutMs, connectionTimeoutS: seconds }),
+              listenConnector({
+                port,
+                host: listenHost,
+                requestTimeoutMs,
+                connectionTimeoutS: seconds,
+              }),
             );
-      const wait = new GameWait({ port, dialHost, seconds }, (event) => this.sendEvent(event));
+      // The console line says where it listens: beyond this machine too, when it does.
+      const wait = new GameWait({ port, dialHost, listenHost, seconds }, (event) =>
+        this.sendEvent(event),
+      );
       this.sendEvent(new OutputEvent(wait.consoleLine(), 'console'));
       const started = session.start(connector, { connectTimeoutMs: seconds * 1000 });
       if (!this.clientShowsProgress) {
@@ -486,23 +501,33 @@ export class LuaDebugSession extends LoggingDebugSession {
     return this.session;
   }
 
-  /** Answers launch or attach: while it runs, a failure is reported by the response alone. */
+  /**
+   * Answers launch or attach: while it runs, a failure is reported by the response alone, and
+   * without `showUser`. VS Code shows a failed launch or attach in a dialog (with "Open
+   * launch.json") unless `showUser` is false, and shows an error with `showUser: true` as a
+   * notification as well: the same message twice. Left unset, the user sees it once, in the
+   * dialog; other clients show a failed launch as they always do.
+   */
   private async respondToStart<R extends DebugProtocol.Response>(
     response: R,
     handler: () => Promise<void>,
   ): Promise<void> {
     this.failureInResponse = true;
     try {
-      await this.respond(response, handler);
+      await this.respond(response, handler, {});
     } finally {
       this.failureInResponse = false;
     }
   }
 
-  /** Runs a request handler; a failure becomes an error response with the session error's id. */
+  /**
+   * Runs a request handler; a failure becomes an error response with the session error's id,
+   * shown to the user (`showUser: true`) unless `display` says otherwise (`{}`: left unset).
+   */
   private async respond<R extends DebugProtocol.Response>(
     response: R,
     handler: () => Promise<void> | void,
+    display: { showUser?: boolean } = { showUser: true },
   ): Promise<void> {
     try {
       await handler();
@@ -510,7 +535,11 @@ export class LuaDebugSession extends LoggingDebugSession {
     } catch (error) {
       const failure =
         error instanceof SessionError ? error : toSessionError(error, 'invalid-configuration');
-      this.sendErrorResponse(response, { id: failure.id, format: failure.message, showUser: true });
+      this.sendErrorResponse(response, {
+        id: failure.id,
+        format: failure.message,
+        ...display,
+      });
     }
   }
 }

@@ -23,6 +23,10 @@ export const ATTRIBUTE_DESCRIPTIONS: Record<string, string> = {
   luaFileExtension:
     'Extension of the Lua files when the game loads them without one (e.g. "lua", "lua.txt", "bytes").',
   connectionPort: 'TCP port between VS Code and the game (default 8818).',
+  connectionHost:
+    'Address VS Code listens on for the game: "127.0.0.1" (default: this machine only), ' +
+    '"0.0.0.0" (every interface: a game on a phone or another machine) or one address of this ' +
+    'machine. Not used with VSCodeAsClient.',
   connectionIP: 'With VSCodeAsClient: the address of the device or machine that runs the game.',
   VSCodeAsClient:
     'VS Code connects to the game (which listens) instead of waiting for the game to connect.',
@@ -107,6 +111,20 @@ export const CONFIGURATION_SNIPPETS = [
       request: 'attach',
       name: 'Lua: attach to the game',
       cwd: '^"\\${workspaceFolder}"',
+      connectionPort: 8818,
+      stopOnEntry: false,
+    },
+  },
+  {
+    label: 'LuaPanda: Attach to a game on a phone or another machine',
+    description:
+      'Listen on every interface for a game that calls require("LuaPanda").start("<this machine\'s address>", 8818)',
+    body: {
+      type: DEBUG_TYPE,
+      request: 'attach',
+      name: 'Lua: attach to a game on the network',
+      cwd: '^"\\${workspaceFolder}"',
+      connectionHost: '0.0.0.0',
       connectionPort: 8818,
       stopOnEntry: false,
     },

@@ -1,8 +1,12 @@
 /**
  * Debug type `luapanda` in VS Code: the adapter runs inline, in the extension host (the MCP
- * server lives there too, so both reach the same sessions), and a configuration provider offers
- * the initial configurations, makes F5 on a Lua file work without a launch.json, and points
- * launches at the bundled runtime.
+ * server lives there too, so both reach the same sessions), and a configuration provider makes F5
+ * on a Lua file work without a launch.json and points launches at the bundled runtime.
+ *
+ * The starter configurations of a new launch.json come from package.json's
+ * `initialConfigurations` alone: VS Code appends whatever a provider's
+ * `provideDebugConfigurations` returns to them, so a provider that offered them too would write
+ * every starter twice. The provider therefore has no `provideDebugConfigurations`.
  */
 import * as vscode from 'vscode';
 import { LuaDebugSession } from '../adapter/luaDebugSession';
@@ -25,10 +29,6 @@ export function registerLuaDebugger(runtimeDir: string): vscode.Disposable[] {
 
 export class LuaConfigurationProvider implements vscode.DebugConfigurationProvider {
   constructor(private readonly runtimeDir: string) {}
-
-  provideDebugConfigurations(): vscode.DebugConfiguration[] {
-    return INITIAL_CONFIGURATIONS.map((config) => ({ ...config }));
-  }
 
   resolveDebugConfiguration(
     folder: vscode.WorkspaceFolder | undefined,

@@ -8,6 +8,7 @@ import * as net from 'node:net';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { LaunchConfiguration } from '../mcp/channel';
+import { DEFAULT_CONNECTION_HOST, describeListenHost, isLoopbackHost } from '../session/listenHost';
 import { readLaunchConfigurations } from '../mcp/launchConfig';
 import { InterpreterFact, checkInterpreters } from './doctorInterpreters';
 
@@ -16,6 +17,8 @@ export interface PortFact {
   readonly port: number;
   readonly asClient: boolean;
   readonly ip?: string;
+  /** Where VS Code listens for the game (`connectionHost`; default 127.0.0.1). */
+  readonly host: string;
   /** `listening`: something (a waiting attach session?) holds the port; `free`: nothing does. */
   readonly local: 'listening' | 'free' | 'error';
 }
@@ -82,6 +85,10 @@ export async function gatherFacts(input: {
       port,
       asClient,
       ip: typeof config.connectionIP === 'string' ? config.connectionIP : undefined,
+      host:
+        typeof config.connectionHost === 'string' && config.connectionHost !== ''
+          ? config.connectionHost
+          : DEFAULT_CONNECTION_HOST,
       local: asClient ? 'free' : await probeLocalPort(port),
     });
   }
@@ -154,17 +161,23 @@ export function renderReport(facts: DoctorFacts): string {
     } else if (port.local === 'free') {
       out.push(
         `- "${port.config}": nothing listens on port ${port.port} now. Start this configuration first (F5): VS Code then waits for the game ` +
-          `on every interface, for "connectionTimeout" seconds (default 30), until it calls \`require("LuaPanda").start("127.0.0.1", ${port.port})\`. ` +
+          `on ${describeListenHost(port.host)}, for "connectionTimeout" seconds (default 30), until it calls ` +
+          `\`require("LuaPanda").start("${isLoopbackHost(port.host) ? port.host : '<this machine>'}", ${port.port})\`. ` +
           'A game started first is fine too: it tries again about once a second.',
       );
     } else {
       out.push(`- "${port.config}": port ${port.port} cannot be checked (permissions?).`);
     }
   }
+  const loopbackOnly = facts.ports.filter((p) => !p.asClient && isLoopbackHost(p.host));
   out.push(
     `- A game on another machine or a phone must use this machine's address (${facts.lanAddresses.join(', ') || 'no LAN address found'}) instead of 127.0.0.1, ` +
-      'and the firewall here must allow inbound TCP on the port (Windows: allow VS Code in "Windows Defender Firewall"). ' +
-      'Android over USB: `adb reverse tcp:8818 tcp:8818` lets the game use 127.0.0.1.',
+      'and the attach configuration must listen beyond this machine: `"connectionHost": "0.0.0.0"` (every interface) or that address' +
+      (loopbackOnly.length > 0
+        ? ` (${loopbackOnly.map((p) => `"${p.config}"`).join(', ')} listen${loopbackOnly.length === 1 ? 's' : ''} on ${loopbackOnly[0].host} only)`
+        : '') +
+      '. The firewall here must allow inbound TCP on the port (Windows: allow VS Code in "Windows Defender Firewall"). ' +
+      'Android over USB: `adb reverse tcp:8818 tcp:8818` lets the game use 127.0.0.1 with no `connectionHost`.',
   );
   out.push(
     facts.runtimeInWorkspace.length > 0

@@ -20,7 +20,8 @@ import { registerLuaDebugger } from './debugAdapter';
 import { gatherFacts, renderReport } from './doctor';
 import { LanguageModelTools } from './languageModelTools';
 import { McpRegistration } from './mcpRegistration';
-import { COMMANDS, StatusBar, describeState, panelActions } from './panel';
+import { COMMANDS, ContextKeys, StatusBar, describeState, panelActions } from './panel';
+import { ReadOnlyDocuments } from './readOnlyDocs';
 import { McpServerManager, ServerState, validatePort } from './serverManager';
 import { readSettings, updateSetting } from './settings';
 import { formatToolCall, observeToolCalls } from './toolCallLog';
@@ -36,12 +37,23 @@ export interface ExtensionApi {
   /** The debugger tools as VS Code language-model tools (Copilot without MCP). */
   readonly languageModelTools: LanguageModelTools;
   /** The panel's entries right now (what the quick pick offers). */
-  panelActions(): { label: string; command: string }[];
+  panelActions(): { label: string; command: string; description?: string }[];
+  /** The context keys as last set (what the `when` clauses of the Command Palette see). */
+  contextKeys(): Record<string, unknown>;
+  /** Where the Doctor's report and client snippets are shown (read-only virtual documents). */
+  readonly documents: ReadOnlyDocuments;
   /** The client configuration templates for the current URL and token. */
   clientTemplates(): Promise<ReturnType<typeof clientTemplates>>;
 }
 
 let disposeAll: (() => Promise<void>) | undefined;
+
+/** File extensions of the client snippets' languages, for their read-only documents' names. */
+const EXTENSIONS: Record<'json' | 'toml' | 'shellscript', string> = {
+  json: 'json',
+  toml: 'toml',
+  shellscript: 'sh',
+};
 
 export function activate(context: vscode.ExtensionContext): ExtensionApi {
   const log = vscode.window.createOutputChannel('LuaPanda MCP', { log: true });
@@ -74,10 +86,14 @@ export function activate(context: vscode.ExtensionContext): ExtensionApi {
   };
 
   const statusBar = new StatusBar();
+  const contextKeys = new ContextKeys();
+  const documents = new ReadOnlyDocuments();
+  context.subscriptions.push(documents);
   let inFlight = 0;
   let waitingPoll: NodeJS.Timeout | undefined;
   const refreshWaiting = (): void => {
     statusBar.setWaiting(monitor.waiting);
+    contextKeys.update(manager.state, monitor.waiting);
     if (inFlight === 0 && waitingPoll) {
       clearInterval(waitingPoll);
       waitingPoll = undefined;
@@ -117,6 +133,7 @@ export function activate(context: vscode.ExtensionContext): ExtensionApi {
   let lastError: string | undefined;
   const onState = (state: ServerState): void => {
     statusBar.render(state);
+    contextKeys.update(state, monitor.waiting);
     const served = state.kind === 'running' || state.kind === 'elsewhere';
     registration.update(
       served ? { url: manager.url(), token: readSettings().token, version } : undefined,
@@ -213,7 +230,7 @@ export function activate(context: vscode.ExtensionContext): ExtensionApi {
   });
   register(COMMANDS.panel, async () => {
     const picked = await vscode.window.showQuickPick(
-      panelActions(manager.state, readSettings().autoStart, monitor.waiting),
+      panelActions(manager.state, readSettings().autoStart, monitor.waiting, readSettings().port),
       { title: `LuaPanda MCP — ${describeState(manager.state)}`, placeHolder: 'Choose an action' },
     );
     if (picked) await vscode.commands.executeCommand(picked.command);
@@ -247,11 +264,11 @@ export function activate(context: vscode.ExtensionContext): ExtensionApi {
       )
       .then(async (choice) => {
         if (choice !== 'Show It') return;
-        const doc = await vscode.workspace.openTextDocument({
-          content: template.text,
-          language: template.language,
-        });
-        await vscode.window.showTextDocument(doc);
+        await documents.show(
+          `${template.label} configuration.${EXTENSIONS[template.language]}`,
+          template.text,
+          template.language,
+        );
       });
     return template.text;
   });
@@ -259,6 +276,7 @@ export function activate(context: vscode.ExtensionContext): ExtensionApi {
   register(COMMANDS.interrupt, () => {
     const count = monitor.interrupt('The user interrupted the wait in VS Code.');
     statusBar.setWaiting(monitor.waiting);
+    contextKeys.update(manager.state, monitor.waiting);
     log.info(`interrupted ${count} waiting agent call(s)`);
     return count;
   });
@@ -285,8 +303,7 @@ export function activate(context: vscode.ExtensionContext): ExtensionApi {
       mcp: describeState(manager.state),
     });
     const report = renderReport(facts);
-    const doc = await vscode.workspace.openTextDocument({ content: report, language: 'markdown' });
-    await vscode.window.showTextDocument(doc);
+    await documents.show('LuaPanda Doctor.md', report, 'markdown');
     return report;
   });
 
@@ -325,10 +342,14 @@ export function activate(context: vscode.ExtensionContext): ExtensionApi {
     registration,
     languageModelTools,
     panelActions: () =>
-      panelActions(manager.state, readSettings().autoStart, monitor.waiting).map((a) => ({
-        label: a.label,
-        command: a.command,
-      })),
+      panelActions(
+        manager.state,
+        readSettings().autoStart,
+        monitor.waiting,
+        readSettings().port,
+      ).map((a) => ({ label: a.label, command: a.command, description: a.description })),
+    contextKeys: () => contextKeys.values(),
+    documents,
     clientTemplates: async () => clientTemplates(await bridgeInput()),
   };
 }

@@ -1,7 +1,9 @@
 /**
  * What the human sees of the MCP server and the agent: the status bar item (right side) with the
  * server's state, a second item while an agent waits on the debugger (click: interrupt the wait),
- * and the quick-pick control panel the first item opens.
+ * the quick-pick control panel the first item opens, and the context keys that show in the
+ * Command Palette only the commands that make sense in the server's state (package.json
+ * `menus.commandPalette` names them in `when` clauses).
  */
 import * as vscode from 'vscode';
 import { ServerState } from './serverManager';
@@ -20,6 +22,55 @@ export const COMMANDS = {
   copyRuntime: 'luapanda.copyRuntime',
   doctor: 'luapanda.doctor',
 } as const;
+
+/** The context keys the extension sets (`setContext`), for `when` clauses in package.json. */
+export const CONTEXT_KEYS = {
+  /** This window's server runs or is starting: Stop and Restart apply, Start does not. */
+  running: 'luapanda.mcp.running',
+  /** The server state's kind: `stopped`, `starting`, `running`, `elsewhere` or `error`. */
+  state: 'luapanda.mcp.state',
+  /** An agent's tool call waits on the debugger: Interrupt applies. */
+  agentWaiting: 'luapanda.mcp.agentWaiting',
+} as const;
+
+export type ContextValues = Record<(typeof CONTEXT_KEYS)[keyof typeof CONTEXT_KEYS], unknown>;
+
+/** What the context keys say for a server state and a number of waiting agent calls. */
+export function contextValues(state: ServerState, waiting: number): ContextValues {
+  return {
+    [CONTEXT_KEYS.running]: isServing(state),
+    [CONTEXT_KEYS.state]: state.kind,
+    [CONTEXT_KEYS.agentWaiting]: waiting > 0,
+  };
+}
+
+/** Whether this window's server runs (or is starting): what Stop and Restart act on. */
+export function isServing(state: ServerState): boolean {
+  return state.kind === 'running' || state.kind === 'starting';
+}
+
+/** Sets the context keys through `setContext`, each only when its value changes. */
+export class ContextKeys {
+  private readonly current = new Map<string, unknown>();
+
+  constructor(
+    private readonly setContext: (key: string, value: unknown) => Thenable<unknown> = (k, v) =>
+      vscode.commands.executeCommand('setContext', k, v),
+  ) {}
+
+  update(state: ServerState, waiting: number): void {
+    for (const [key, value] of Object.entries(contextValues(state, waiting))) {
+      if (this.current.has(key) && this.current.get(key) === value) continue;
+      this.current.set(key, value);
+      void this.setContext(key, value);
+    }
+  }
+
+  /** The values last set, by key. */
+  values(): Record<string, unknown> {
+    return Object.fromEntries(this.current);
+  }
+}
 
 /** One line saying what the server does, for the status command and tooltips. */
 export function describeState(state: ServerState): string {
@@ -58,11 +109,15 @@ export interface PanelAction extends vscode.QuickPickItem {
   readonly command: string;
 }
 
-/** The panel's entries for a state: what makes sense to do from there. */
+/**
+ * The panel's entries for a state: what makes sense to do from there. `configuredPort` is the
+ * `luapanda.mcp.port` setting, shown when no server state names a port (stopped).
+ */
 export function panelActions(
   state: ServerState,
   autoStart: boolean,
   waiting: number,
+  configuredPort: number,
 ): PanelAction[] {
   const actions: PanelAction[] = [];
   if (waiting > 0) {
@@ -72,7 +127,7 @@ export function panelActions(
       command: COMMANDS.interrupt,
     });
   }
-  if (state.kind === 'running' || state.kind === 'starting') {
+  if (isServing(state)) {
     actions.push(
       { label: '$(debug-stop) Stop the MCP server', command: COMMANDS.stop },
       { label: '$(debug-restart) Restart the MCP server', command: COMMANDS.restart },
@@ -84,10 +139,11 @@ export function panelActions(
       command: COMMANDS.start,
     });
   }
+  const port = 'port' in state ? state.port : configuredPort;
   actions.push(
     {
       label: '$(plug) Change port…',
-      description: `now ${'port' in state ? state.port : ''}`.trim(),
+      description: isServing(state) ? `now ${port}` : `port ${port}`,
       command: COMMANDS.changePort,
     },
     {
@@ -96,6 +152,11 @@ export function panelActions(
       command: COMMANDS.toggleAutoStart,
     },
     { label: '$(clippy) Copy client configuration…', command: COMMANDS.copyConfig },
+    {
+      label: '$(question) Doctor',
+      description: 'why a game does not connect or a breakpoint does not bind',
+      command: COMMANDS.doctor,
+    },
     { label: '$(output) Show the log', command: COMMANDS.showLog },
   );
   return actions;

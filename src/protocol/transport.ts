@@ -29,7 +29,8 @@ export interface LuaListenerEvents {
 
 export interface ListenOptions extends LuaConnectionOptions {
   port?: number;
-  /** Interface to bind; default all interfaces, so games on devices can reach the IDE. */
+  /** Interface to bind; default all interfaces (the session's connectors pass 127.0.0.1 unless
+   * `connectionHost` says otherwise). */
   host?: string;
 }
 
@@ -226,15 +227,17 @@ function abortError(signal?: AbortSignal): Error {
   return reason instanceof Error ? reason : new Error('The operation was aborted.');
 }
 
+/** A listen failure in words; the system's error code stays on it (`code`). */
 function describeListenError(error: NodeJS.ErrnoException, port: number): Error {
+  const coded = (message: string): Error => Object.assign(new Error(message), { code: error.code });
   if (error.code === 'EADDRINUSE') {
-    return new Error(
+    return coded(
       `Port ${port} is already in use: another debug session or program is listening there. ` +
         `Stop it, or choose another "connectionPort" (and pass the same port to LuaPanda.start).`,
     );
   }
   if (error.code === 'EACCES') {
-    return new Error(`Not allowed to listen on port ${port}; choose a port above 1023.`);
+    return coded(`Not allowed to listen on port ${port}; choose a port above 1023.`);
   }
-  return new Error(`Could not listen on port ${port}: ${error.message}`);
+  return coded(`Could not listen on port ${port}: ${error.message}`);
 }

@@ -1,8 +1,10 @@
 /**
  * How a session reaches its Lua program. `launchConnector` checks that the interpreter loads
- * luasocket and the runtime, listens on a free loopback port and starts the program on it; `listenConnector` waits for a game that calls `LuaPanda.start`
- * (attach, default port 8818); `dialConnector` connects to a game that called
- * `LuaPanda.startServer`. All waits are bounded and end at once when the connector is disposed.
+ * luasocket and the runtime, listens on a free port (loopback unless `connectionHost` says
+ * otherwise) and starts the program on it; `listenConnector` waits for a game that calls
+ * `LuaPanda.start` (attach, default 127.0.0.1:8818); `dialConnector` connects to a game that
+ * called `LuaPanda.startServer`. All waits are bounded and end at once when the connector is
+ * disposed.
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
@@ -11,6 +13,7 @@ import { DebuggeeProcess, DebuggeeSpec } from './debuggee';
 import { SessionError } from './errors';
 import { describeExit } from './exitStatus';
 import { checkInterpreter } from './launchProbe';
+import { DEFAULT_CONNECTION_HOST, localAddressOf } from './listenHost';
 import { gameNotReached, noGameConnected, programEndedEarly } from './setupErrors';
 import type { SessionConnection } from './types';
 
@@ -18,6 +21,8 @@ export interface Connector {
   readonly mode: 'launch' | 'attach';
   /** Where the session waits, for messages (`127.0.0.1:8818`). */
   readonly endpoint: string;
+  /** The address and port the session listens on, when it listens (launch, attach). */
+  readonly listening?: { readonly host: string; readonly port: number };
   /** The program, when this connector started it. */
   readonly process?: DebuggeeProcess;
   /** Whether a second connection can follow the first (autoReconnect). */
@@ -30,8 +35,10 @@ export interface Connector {
   dispose(killProcess: boolean): Promise<void>;
 }
 
-export interface LaunchSpec extends Omit<DebuggeeSpec, 'port'> {
+export interface LaunchSpec extends Omit<DebuggeeSpec, 'port' | 'host'> {
   readonly requestTimeoutMs?: number;
+  /** Interface the debugger listens on for the program (`connectionHost`); default 127.0.0.1. */
+  readonly listenHost?: string;
 }
 
 export async function launchConnector(spec: LaunchSpec): Promise<Connector> {
@@ -60,14 +67,25 @@ export async function launchConnector(spec: LaunchSpec): Promise<Connector> {
   const interpreters = spec.noDebug
     ? spec.interpreters
     : [(await checkInterpreter(spec)).interpreter];
-  const listener = await LuaListener.listen({
-    port: 0,
-    host: '127.0.0.1',
-    requestTimeoutMs: spec.requestTimeoutMs,
-  });
+  const listenHost = spec.listenHost ?? DEFAULT_CONNECTION_HOST;
+  let listener: LuaListener;
+  try {
+    listener = await LuaListener.listen({
+      port: 0,
+      host: listenHost,
+      requestTimeoutMs: spec.requestTimeoutMs,
+    });
+  } catch (error) {
+    throw new SessionError('invalid-configuration', listenFailure(listenHost, error));
+  }
   let debuggee: DebuggeeProcess;
   try {
-    debuggee = await DebuggeeProcess.start({ ...spec, interpreters, port: listener.port });
+    debuggee = await DebuggeeProcess.start({
+      ...spec,
+      interpreters,
+      port: listener.port,
+      host: localAddressOf(listenHost),
+    });
   } catch (error) {
     await listener.close();
     throw error;
@@ -75,7 +93,8 @@ export async function launchConnector(spec: LaunchSpec): Promise<Connector> {
   const aborter = new AbortController();
   return {
     mode: 'launch',
-    endpoint: `127.0.0.1:${listener.port}`,
+    endpoint: `${listenHost}:${listener.port}`,
+    listening: { host: listenHost, port: listener.port },
     process: debuggee,
     canReconnect: false,
     nextConnection(timeoutMs) {
@@ -127,7 +146,7 @@ function exitError(debuggee: DebuggeeProcess): SessionError {
 
 export interface ListenSpec {
   readonly port: number;
-  /** Interface to bind; default all, so games on other devices can connect. */
+  /** Interface to bind (`connectionHost`); default 127.0.0.1: games on this machine only. */
   readonly host?: string;
   readonly requestTimeoutMs?: number;
   /** The configured wait for the game (`connectionTimeout`), for the message when it passes. */
@@ -135,21 +154,24 @@ export interface ListenSpec {
 }
 
 export async function listenConnector(spec: ListenSpec): Promise<Connector> {
+  const host = spec.host ?? DEFAULT_CONNECTION_HOST;
   let listener: LuaListener;
   try {
     listener = await LuaListener.listen({
       port: spec.port,
-      host: spec.host,
+      host,
       requestTimeoutMs: spec.requestTimeoutMs,
     });
   } catch (error) {
     const message = (error as Error).message;
-    throw new SessionError(/in use/.test(message) ? 'port-in-use' : 'no-connection', message);
+    if (/in use/.test(message)) throw new SessionError('port-in-use', message);
+    throw new SessionError('no-connection', listenFailure(host, error));
   }
   const aborter = new AbortController();
   const connector: Connector = {
     mode: 'attach',
-    endpoint: `${spec.host ?? '0.0.0.0'}:${listener.port}`,
+    endpoint: `${host}:${listener.port}`,
+    listening: { host, port: listener.port },
     canReconnect: true,
     async nextConnection(timeoutMs) {
       try {
@@ -163,7 +185,7 @@ export async function listenConnector(spec: ListenSpec): Promise<Connector> {
         }
         // The listener rejects only when aborted or when the time is up.
         const seconds = spec.connectionTimeoutS ?? (timeoutMs ?? 0) / 1000;
-        throw noGameConnected({ port: listener.port, host: spec.host, seconds });
+        throw noGameConnected({ port: listener.port, host, seconds });
       }
     },
     async dispose() {
@@ -177,6 +199,20 @@ export async function listenConnector(spec: ListenSpec): Promise<Connector> {
     ),
   );
   return connector;
+}
+
+/** Why listening on `host` failed: an address this machine does not have, most likely. */
+function listenFailure(host: string, error: unknown): string {
+  const code = (error as NodeJS.ErrnoException).code;
+  const why = (error as Error).message;
+  if (code === 'EADDRNOTAVAIL' || code === 'ENOTFOUND' || code === 'EAI_AGAIN') {
+    return (
+      `Cannot listen on "${host}" ("connectionHost"): it is not an address of this machine ` +
+      `(${why}). Use "127.0.0.1" (this machine only), "0.0.0.0" (every interface) or one of ` +
+      "this machine's own addresses."
+    );
+  }
+  return `Cannot listen on "${host}" ("connectionHost"): ${why}`;
 }
 
 export interface DialSpec {

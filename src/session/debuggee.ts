@@ -30,6 +30,8 @@ export interface DebuggeeSpec extends InterpreterChoice {
   /** Extra `package.path` entries, searched after the runtime's folder. */
   readonly packagePath?: readonly string[];
   readonly port: number;
+  /** The address the program connects to (default 127.0.0.1). */
+  readonly host?: string;
   /** Run the program without the debugger (no runtime, no connection). */
   readonly noDebug?: boolean;
 }
@@ -160,7 +162,7 @@ export function preloadCode(spec: DebuggeeSpec): string {
     ...setup,
     'local LuaPanda = require("LuaPanda")',
     `if LuaPanda.consoleThroughStdout then LuaPanda.consoleThroughStdout(${luaString(CONSOLE_MARKER)}) end`,
-    `LuaPanda.start("127.0.0.1", ${spec.port})`,
+    `LuaPanda.start(${luaString(spec.host ?? '127.0.0.1')}, ${spec.port})`,
     `if LuaPanda.runFile then return LuaPanda.runFile(${[program, ...args].join(', ')}) end`,
     `return chunk(${args.join(', ')})`,
   ].join('\n');

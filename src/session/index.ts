@@ -17,6 +17,7 @@ export * from './interpreter';
 export * from './launchProbe';
 export * from './nativeBuilds';
 export * from './connectors';
+export * from './listenHost';
 export * from './workspaceFiles';
 export * from './inspection';
 export * from './luaSession';

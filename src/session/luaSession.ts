@@ -465,8 +465,9 @@ export class LuaSession extends EventEmitter<LuaSessionEvents> {
         return;
       }
       case 'log':
-        this.addOutput(LOG_CATEGORIES[notification.cmd], ensureNewline(notification.text));
         this.sync.onLog(notification.text);
+        if (isRuntimeGreeting(notification.cmd, notification.text)) return;
+        this.addOutput(LOG_CATEGORIES[notification.cmd], ensureNewline(notification.text));
         return;
       case 'bound':
         this.sync.onBound(notification);
@@ -622,6 +623,15 @@ const LOG_CATEGORIES: Record<'output' | 'tip' | 'tipError' | 'debug_console', Ou
   tipError: 'important',
   debug_console: 'console',
 };
+
+/**
+ * Upstream LuaPanda.lua's first log line after the handshake, "debugger init success": it only
+ * repeats what the handshake's answer said already, and would open every Debug Console. Our
+ * runtime does not send it; a game that keeps upstream's file does, and the user does not see it.
+ */
+export function isRuntimeGreeting(cmd: string, text: string): boolean {
+  return cmd === 'output' && /^\s*debugger init success\s*$/i.test(text);
+}
 
 function ensureNewline(text: string): string {
   return text.endsWith('\n') ? text : `${text}\n`;

@@ -5,6 +5,7 @@
  * attach that no game reached.
  */
 import { SessionError } from './errors';
+import { describeListenHost, isLoopbackHost } from './listenHost';
 
 /** How much of an interpreter's own error text a message quotes. */
 const QUOTE_LIMIT = 1500;
@@ -127,31 +128,34 @@ function quote(text: string): string {
 
 export interface AttachWait {
   readonly port: number;
-  /** The address the session listens on or dials; undefined: listening on every interface. */
-  readonly host?: string;
+  /** The address the session listens on (`connectionHost`) or dials. */
+  readonly host: string;
   /** How long it waited (the `connectionTimeout` setting), in seconds. */
   readonly seconds: number;
 }
 
 /** The session listened (the game calls `LuaPanda.start`) and nothing connected in time. */
 export function noGameConnected(wait: AttachWait): SessionError {
-  const { port } = wait;
-  const where =
-    wait.host === undefined
-      ? `on port ${port} on every interface of this machine`
-      : `on ${wait.host}:${port}`;
+  const { port, host } = wait;
+  const remote = isLoopbackHost(host)
+    ? `- the game runs on another machine or a device: the debugger listens on ${host} only, ` +
+      'which nothing outside this machine reaches. Set "connectionHost": "0.0.0.0" (every ' +
+      "interface) or this machine's network address in the launch configuration, pass that " +
+      `address to start(), and allow TCP port ${port} in through this machine's firewall (for ` +
+      `a phone over USB, adb reverse tcp:${port} tcp:${port} lets the game use 127.0.0.1).\n`
+    : "- the game runs on another machine or a device: pass this machine's address to start(), " +
+      `and allow TCP port ${port} in through this machine's firewall (a firewall does not ` +
+      `block 127.0.0.1; for a phone over USB, adb reverse tcp:${port} tcp:${port}).\n`;
   return new SessionError(
     'no-connection',
     `No game connected within ${wait.seconds} s (connectionTimeout). The debugger listened ` +
-      `${where}, and nothing connected to it. Likely causes:\n` +
+      `on port ${port} on ${describeListenHost(host)}, and nothing connected to it. Likely ` +
+      'causes:\n' +
       `- the game did not call require("LuaPanda").start(host, ${port}): check that this code ` +
       `runs, and with port ${port} (a game set to another port never arrives here);\n` +
       "- the game's Lua has no luasocket: the runtime then prints a line saying so on the " +
       "game's console (install luasocket, or set LuaPanda.customGetSocketInstance);\n" +
-      "- the game runs on another machine or a device: pass this machine's address to start(), " +
-      `and allow TCP port ${port} in through this machine's firewall (a firewall does not ` +
-      'block 127.0.0.1; for a phone over USB, adb reverse tcp:' +
-      `${port} tcp:${port}).\n` +
+      remote +
       'A game started before the debugger is fine: it tries again about once a second. Set ' +
       '"connectionTimeout" (seconds) in the launch configuration to wait longer.',
   );
@@ -159,7 +163,7 @@ export function noGameConnected(wait: AttachWait): SessionError {
 
 /** The session dialled a game that listens (`LuaPanda.startServer`) and got no answer in time. */
 export function gameNotReached(wait: AttachWait, lastError: string): SessionError {
-  const target = `${wait.host ?? '127.0.0.1'}:${wait.port}`;
+  const target = `${wait.host}:${wait.port}`;
   return new SessionError(
     'no-connection',
     `Could not connect to the game at ${target} within ${wait.seconds} s (connectionTimeout)` +

@@ -35,9 +35,13 @@ describe('adapter attach wait', function () {
     await t.start('attach', { connectionPort: port, connectionTimeout: FOREVER_S }, PROGRESS);
     const [start] = await t.eventsNamed('progressStart');
     const body = progressBody(start);
-    assert.equal(body.title, `Waiting for the game on :${port}`);
+    assert.equal(body.title, `Waiting for the game on 127.0.0.1:${port}`);
     assert.equal(body.cancellable, true);
-    assert.match(body.message ?? '', /every interface/);
+    assert.match(body.message ?? '', /127\.0\.0\.1 only \(this machine\)/);
+    assert.match(
+      body.message ?? '',
+      /phone or another machine needs "connectionHost": "0\.0\.0\.0"/,
+    );
     assert.match(body.message ?? '', new RegExp(`start\\(host, ${port}\\)`));
     assert.match(body.message ?? '', /3600 s \(connectionTimeout\)/);
     await t.dc.customRequest('cancel', { progressId: body.progressId });
@@ -72,10 +76,11 @@ describe('adapter attach wait', function () {
     assert.equal(important.length, 1, JSON.stringify(t.outputs));
     const message = important[0].text;
     assert.match(message, /No game connected within 0\.3 s \(connectionTimeout\)/);
-    assert.match(message, new RegExp(`port ${port} on every interface`));
+    assert.match(message, new RegExp(`port ${port} on 127\\.0\\.0\\.1 only \\(this machine\\)`));
     assert.match(message, new RegExp(`require\\("LuaPanda"\\)\\.start\\(host, ${port}\\)`));
     assert.match(message, /no luasocket/);
-    assert.match(message, /firewall does not block 127\.0\.0\.1/);
+    assert.match(message, /Set "connectionHost": "0\.0\.0\.0" \(every interface\)/);
+    assert.match(message, /firewall/);
     assert.match(message, /started before the debugger is fine/);
     const [ended] = await t.eventsNamed('luapandaEnded');
     assert.deepEqual((ended.body as { error: unknown }).error, { code: 'no-connection', id: 3025 });

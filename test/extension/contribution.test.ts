@@ -11,9 +11,12 @@ import { attachArgumentsSchema, launchArgumentsSchema } from '../../src/adapter/
 import {
   ATTRIBUTE_DESCRIPTIONS,
   CONFIGURATION_SNIPPETS,
+  INITIAL_CONFIGURATIONS,
   debuggerContribution,
 } from '../../src/extension/contribution';
-import { COMMANDS } from '../../src/extension/panel';
+import { LuaConfigurationProvider } from '../../src/extension/debugAdapter';
+import { COMMANDS, CONTEXT_KEYS, contextValues } from '../../src/extension/panel';
+import type { ServerState } from '../../src/extension/serverManager';
 import { readSettings } from '../../src/extension/settings';
 import { PROVIDER_ID } from '../../src/extension/mcpRegistration';
 
@@ -25,6 +28,7 @@ interface Manifest {
     debuggers: Record<string, unknown>[];
     breakpoints: { language: string }[];
     commands: { command: string }[];
+    menus: { commandPalette: { command: string; when?: string }[] };
     configuration: { properties: Record<string, { default: unknown }> };
     mcpServerDefinitionProviders: { id: string }[];
   };
@@ -62,11 +66,13 @@ describe('extension: package.json contributions', () => {
     assert.deepEqual(launch.required, ['program']);
   });
 
-  it('snippets: launch a Lua file, attach on 8818, attach by connecting to a device', () => {
+  it('snippets: launch a Lua file, attach on 8818 (this machine, the network), connect to a device', () => {
     const bodies = CONFIGURATION_SNIPPETS.map((s) => s.body as Record<string, unknown>);
     assert.equal(bodies[0].request, 'launch');
     assert.equal(bodies[1].connectionPort, 8818);
-    assert.equal(bodies[2].VSCodeAsClient, true);
+    assert.equal(bodies[1].connectionHost, undefined, 'loopback by default');
+    assert.equal(bodies[2].connectionHost, '0.0.0.0');
+    assert.equal(bodies[3].VSCodeAsClient, true);
     for (const body of bodies) {
       assert.equal(body.type, 'luapanda');
       assert.ok(launchArgumentsSchema.safeParse({ ...body, program: 'x.lua' }).success);
@@ -85,6 +91,65 @@ describe('extension: package.json contributions', () => {
       Object.values(COMMANDS).sort(),
     );
     assert.ok(activationEvents.includes('onStartupFinished'), 'the MCP server starts with VS Code');
+  });
+
+  it('a new launch.json holds each starter configuration once', () => {
+    // What VS Code writes for Run → Add Configuration… in a folder without launch.json
+    // (Debugger.getInitialConfigurationContent): package.json's initialConfigurations, then
+    // whatever the type's configuration providers' provideDebugConfigurations return.
+    const declared = (manifest().contributes.debuggers[0].initialConfigurations ?? []) as {
+      name: string;
+    }[];
+    const provider = new LuaConfigurationProvider('/runtime') as {
+      provideDebugConfigurations?: (folder: undefined) => { name: string }[];
+    };
+    const written = [...declared, ...(provider.provideDebugConfigurations?.(undefined) ?? [])];
+    const names = written.map((c) => c.name);
+    assert.deepEqual(
+      names,
+      INITIAL_CONFIGURATIONS.map((c) => c.name),
+    );
+    assert.equal(new Set(names).size, names.length, `a starter twice: ${names.join(', ')}`);
+  });
+
+  it('the Command Palette offers Start, Stop, Restart and Interrupt only when they apply', () => {
+    const { menus } = manifest().contributes;
+    const known = new Set<string>(Object.values(CONTEXT_KEYS));
+    /** Evaluates the `when` clauses we write: `key`, `!key`, joined by `&&`. */
+    const holds = (when: string | undefined, values: Record<string, unknown>): boolean =>
+      (when ?? 'true').split('&&').every((term) => {
+        const match = /^\s*(!?)([\w.]+)\s*$/.exec(term);
+        assert.ok(match, `unsupported when clause ${when}`);
+        if (match[2] === 'true') return true;
+        assert.ok(known.has(match[2]), `${match[2]} is not a context key the extension sets`);
+        return Boolean(values[match[2]]) !== (match[1] === '!');
+      });
+    const offered = (state: ServerState, waiting = 0): string[] =>
+      Object.values(COMMANDS).filter((command) =>
+        holds(
+          menus.commandPalette.find((entry) => entry.command === command)?.when,
+          contextValues(state, waiting),
+        ),
+      );
+    const running: ServerState = {
+      kind: 'running',
+      port: 6009,
+      url: 'http://127.0.0.1:6009/mcp',
+      instanceId: 'i',
+      sessions: 0,
+    };
+    const stopped: ServerState = { kind: 'stopped' };
+    assert.ok(offered(running).includes(COMMANDS.stop));
+    assert.ok(offered(running).includes(COMMANDS.restart));
+    assert.ok(!offered(running).includes(COMMANDS.start), 'no Start while it runs');
+    assert.ok(offered(stopped).includes(COMMANDS.start));
+    assert.ok(!offered(stopped).includes(COMMANDS.stop), 'no Stop while stopped');
+    assert.ok(!offered(stopped).includes(COMMANDS.restart));
+    assert.ok(!offered(stopped).includes(COMMANDS.interrupt), 'no Interrupt with no agent waiting');
+    assert.ok(offered(stopped, 1).includes(COMMANDS.interrupt));
+    for (const command of [COMMANDS.doctor, COMMANDS.changePort, COMMANDS.copyConfig]) {
+      assert.ok(offered(stopped).includes(command) && offered(running).includes(command), command);
+    }
   });
 
   it("the settings' declared defaults are the code's defaults", () => {

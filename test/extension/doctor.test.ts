@@ -58,6 +58,7 @@ describe('extension: doctor', () => {
         ['game'],
       );
       assert.equal(facts.ports[0].port, 8899);
+      assert.equal(facts.ports[0].host, '127.0.0.1', 'connectionHost defaults to loopback');
       assert.deepEqual(facts.runtimeInWorkspace, [path.join('scripts', 'LuaPanda.lua')]);
     } finally {
       fs.rmSync(folder, { recursive: true, force: true });
@@ -121,12 +122,22 @@ describe('extension: doctor', () => {
   it('says what to do when nothing listens, and how a device reaches this machine', () => {
     const report = renderReport({
       ...base,
-      ports: [{ config: 'game', port: 8818, asClient: false, local: 'free' }],
+      ports: [{ config: 'game', port: 8818, asClient: false, local: 'free', host: '127.0.0.1' }],
     });
     assert.match(report, /nothing listens on port 8818 now\. Start this configuration first/);
+    assert.match(report, /waits for the game on 127\.0\.0\.1 only \(this machine\)/);
     assert.match(report, /192\.168\.1\.5/);
+    assert.match(report, /"connectionHost": "0\.0\.0\.0"/);
+    assert.match(report, /"game" listens on 127\.0\.0\.1 only/);
     assert.match(report, /adb reverse tcp:8818 tcp:8818/);
     assert.match(report, /No LuaPanda\.lua in the workspace/);
+
+    const open = renderReport({
+      ...base,
+      ports: [{ config: 'phone', port: 8818, asClient: false, local: 'free', host: '0.0.0.0' }],
+    });
+    assert.match(open, /waits for the game on every interface \(0\.0\.0\.0\)/);
+    assert.doesNotMatch(open, /listens on 127\.0\.0\.1 only/);
   });
 
   it('explains unbound breakpoints with the path-mapping settings', () => {

@@ -1,7 +1,15 @@
 /** The status bar items and the quick-pick panel's entries, with a stubbed VS Code. */
 import { FakeStatusBarItem, ThemeColor, resetVscode } from './vscodeStub';
 import * as assert from 'node:assert/strict';
-import { COMMANDS, StatusBar, describeState, panelActions } from '../../src/extension/panel';
+import {
+  COMMANDS,
+  CONTEXT_KEYS,
+  ContextKeys,
+  StatusBar,
+  contextValues,
+  describeState,
+  panelActions,
+} from '../../src/extension/panel';
 import { ServerState } from '../../src/extension/serverManager';
 
 const running: ServerState = {
@@ -55,21 +63,63 @@ describe('extension: status bar and panel', () => {
     assert.equal(bar.isWaitingShown, false);
   });
 
-  it('the panel offers what makes sense in each state', () => {
+  it('the panel offers what makes sense in each state, the Doctor included', () => {
     const commands = (state: ServerState, waiting = 0) =>
-      panelActions(state, true, waiting).map((a) => a.command);
+      panelActions(state, true, waiting, 6009).map((a) => a.command);
     const common = [
       COMMANDS.changePort,
       COMMANDS.toggleAutoStart,
       COMMANDS.copyConfig,
+      COMMANDS.doctor,
       COMMANDS.showLog,
     ];
     assert.deepEqual(commands(running), [COMMANDS.stop, COMMANDS.restart, ...common]);
+    assert.deepEqual(commands({ kind: 'starting', port: 6009 }), [
+      COMMANDS.stop,
+      COMMANDS.restart,
+      ...common,
+    ]);
     assert.deepEqual(commands({ kind: 'stopped' }), [COMMANDS.start, ...common]);
     assert.deepEqual(commands(elsewhere), [COMMANDS.start, ...common]);
-    assert.match(String(panelActions(elsewhere, true, 0)[0].description), /takes it over/);
+    assert.match(String(panelActions(elsewhere, true, 0, 6009)[0].description), /takes it over/);
     assert.deepEqual(commands(failed, 1), [COMMANDS.interrupt, COMMANDS.start, ...common]);
-    assert.match(panelActions(running, false, 0)[3].label, /Auto-start: off/);
+    assert.match(panelActions(running, false, 0, 6009)[3].label, /Auto-start: off/);
+    const doctor = panelActions(running, true, 0, 6009).find((a) => a.command === COMMANDS.doctor);
+    assert.match(String(doctor?.description), /does not connect/);
+  });
+
+  it('"Change port…" names a port in every state, the configured one while stopped', () => {
+    const portEntry = (state: ServerState) =>
+      panelActions(state, true, 0, 7100).find((a) => a.command === COMMANDS.changePort);
+    assert.equal(portEntry(running)?.description, 'now 6009');
+    assert.equal(portEntry({ kind: 'stopped' })?.description, 'port 7100');
+    assert.equal(portEntry(elsewhere)?.description, 'port 6009');
+    assert.equal(portEntry(failed)?.description, 'port 6009');
+  });
+
+  it('the context keys follow the server state, so the palette offers Start or Stop', () => {
+    assert.deepEqual(contextValues(running, 0), {
+      [CONTEXT_KEYS.running]: true,
+      [CONTEXT_KEYS.state]: 'running',
+      [CONTEXT_KEYS.agentWaiting]: false,
+    });
+    assert.equal(contextValues({ kind: 'starting', port: 6009 }, 0)[CONTEXT_KEYS.running], true);
+    for (const state of [{ kind: 'stopped' } as const, elsewhere, failed]) {
+      assert.equal(contextValues(state, 0)[CONTEXT_KEYS.running], false, state.kind);
+    }
+    assert.equal(contextValues(failed, 2)[CONTEXT_KEYS.agentWaiting], true);
+
+    const calls: [string, unknown][] = [];
+    const keys = new ContextKeys(async (key, value) => void calls.push([key, value]));
+    keys.update({ kind: 'stopped' }, 0);
+    keys.update({ kind: 'stopped' }, 0);
+    assert.equal(calls.length, 3, 'each key is set once, then only when it changes');
+    keys.update(running, 0);
+    assert.deepEqual(calls.slice(3), [
+      [CONTEXT_KEYS.running, true],
+      [CONTEXT_KEYS.state, 'running'],
+    ]);
+    assert.equal(keys.values()[CONTEXT_KEYS.running], true);
   });
 
   it('describes every state in words', () => {

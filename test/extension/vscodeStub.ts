@@ -43,6 +43,14 @@ export class Uri {
   static parse(text: string): Uri {
     return new Uri(new URL(text).protocol.replace(':', ''), '', text);
   }
+  static from(parts: { scheme: string; path: string }): Uri {
+    return new Uri(parts.scheme, parts.path, `${parts.scheme}:${encodeURI(parts.path)}`);
+  }
+  get path(): string {
+    return this.scheme === 'file'
+      ? this.fsPath
+      : decodeURI(this.text.slice(this.scheme.length + 1));
+  }
   toString(): string {
     return this.text;
   }
@@ -114,6 +122,49 @@ function statusBarItem(_id: string, alignment: number, priority?: number): FakeS
   return item;
 }
 
+/** A text document as the stubbed `workspace.openTextDocument` makes it. */
+export interface FakeTextDocument {
+  readonly uri: Uri;
+  languageId: string;
+  readonly isUntitled: boolean;
+  readonly isDirty: boolean;
+  getText(): string;
+}
+
+interface ContentProvider {
+  provideTextDocumentContent(uri: Uri): string;
+  onDidChange?: (listener: (uri: Uri) => void) => { dispose(): void };
+}
+
+/** The content providers registered with `workspace.registerTextDocumentContentProvider`. */
+export const contentProviders = new Map<string, ContentProvider>();
+
+const LANGUAGES: Record<string, string> = { md: 'markdown', json: 'json', sh: 'shellscript' };
+
+function openTextDocument(target: Uri | { content?: string; language?: string }): FakeTextDocument {
+  if (target instanceof Uri) {
+    const provider = contentProviders.get(target.scheme);
+    if (!provider) throw new Error(`no content provider for ${target.toString()}`);
+    const extension = /\.(\w+)$/.exec(target.path)?.[1] ?? '';
+    return {
+      uri: target,
+      languageId: LANGUAGES[extension] ?? 'plaintext',
+      isUntitled: false,
+      isDirty: false,
+      getText: () => provider.provideTextDocumentContent(target),
+    };
+  }
+  // What VS Code makes of `{ content }`: an Untitled document with unsaved text.
+  const text = target.content ?? '';
+  return {
+    uri: Uri.parse(`untitled:Untitled-1`),
+    languageId: target.language ?? 'plaintext',
+    isUntitled: true,
+    isDirty: text !== '',
+    getText: () => text,
+  };
+}
+
 const settings = new Map<string, unknown>();
 export const sessionTerminated = new EventEmitter<unknown>();
 /** The tracker factories registered with `debug.registerDebugAdapterTrackerFactory`. */
@@ -145,9 +196,31 @@ export const vscode = {
     showInformationMessage: sinon.stub(),
     showErrorMessage: sinon.stub(),
     createStatusBarItem: sinon.stub().callsFake(statusBarItem),
+    showTextDocument: sinon
+      .stub()
+      .callsFake(async (document: FakeTextDocument) => ({ document }) as unknown),
+  },
+  languages: {
+    setTextDocumentLanguage: sinon
+      .stub()
+      .callsFake(async (document: FakeTextDocument, language: string) => {
+        document.languageId = language;
+        return document;
+      }),
   },
   workspace: {
     workspaceFolders: undefined as { uri: Uri }[] | undefined,
+    registerTextDocumentContentProvider: sinon
+      .stub()
+      .callsFake((scheme: string, provider: ContentProvider) => {
+        contentProviders.set(scheme, provider);
+        return { dispose: () => void contentProviders.delete(scheme) };
+      }),
+    openTextDocument: sinon
+      .stub()
+      .callsFake(async (target: Parameters<typeof openTextDocument>[0]) =>
+        openTextDocument(target),
+      ),
     getConfiguration: sinon.stub().callsFake((section: string) => ({
       get: <T>(key: string, fallback: T): T =>
         settings.has(`${section}.${key}`) ? (settings.get(`${section}.${key}`) as T) : fallback,
@@ -191,7 +264,7 @@ export function resetVscode(): void {
   vscode.workspace.workspaceFolders = undefined;
   vscode.debug.startDebugging.reset();
   vscode.debug.stopDebugging.reset();
-  for (const group of [vscode.window, vscode.debug]) {
+  for (const group of [vscode.window, vscode.debug, vscode.workspace, vscode.languages]) {
     for (const value of Object.values(group)) {
       if (typeof value === 'function' && 'resetHistory' in value)
         (value as sinon.SinonStub).resetHistory();

@@ -161,10 +161,13 @@ describe('MCP waits and set-up errors', function () {
       timeout_seconds: 1,
     });
     assert.equal(waiting.status, 'timeout', JSON.stringify(waiting));
-    assert.match(String(waiting.message), new RegExp(`Waiting for the game on :${ports.nobody}`));
+    assert.match(
+      String(waiting.message),
+      new RegExp(`Waiting for the game on 127\\.0\\.0\\.1:${ports.nobody}`),
+    );
     const state = await call('get_debug_state');
     const sessions = state.sessions as { busy_with?: string }[];
-    assert.match(sessions[0].busy_with ?? '', /every interface/);
+    assert.match(sessions[0].busy_with ?? '', /127\.0\.0\.1 only \(this machine\)/);
     assert.equal((await call('stop_debugging')).status, 'success');
 
     const failed = await call('start_debugging', {

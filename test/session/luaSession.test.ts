@@ -487,4 +487,22 @@ describe('session/LuaSession', () => {
     );
     assert.equal(s.output(next).entries.length, 0);
   });
+
+  it('does not show upstream runtime\'s "debugger init success" greeting', async () => {
+    const s = session();
+    const shown: string[] = [];
+    s.on('output', (entry) => shown.push(entry.text));
+    // Upstream's LuaPanda.lua says so right after the handshake (upstream dialect: no extensions).
+    const conn = new FakeConnection({
+      initSuccess: () => ({ debuggerVer: '3.3.1', UseHookLib: false, isNeedB64EncodeStr: true }),
+    });
+    await s.start(fakeConnector([conn]));
+    conn.emit('notification', { kind: 'log', cmd: 'output', text: 'debugger init success' });
+    conn.emit('notification', { kind: 'log', cmd: 'output', text: 'a line the game logged' });
+    assert.deepEqual(shown, ['a line the game logged\n']);
+    assert.deepEqual(
+      s.output().entries.map((e) => e.text),
+      ['a line the game logged\n'],
+    );
+  });
 });

@@ -43,9 +43,14 @@ export interface HttpServerOptions {
   maxBodyBytes?: number;
   /** Also listen on [::1] (default true); a machine without IPv6 is tolerated either way. */
   ipv6?: boolean;
-  /** A session with no request in flight and no activity for this long is closed; default one
-   * hour; 0 turns the sweep off. */
+  /** A session with no request in flight, no open event stream and no activity for this long is
+   * closed; default one hour; 0 turns the sweep off. */
   sessionIdleTimeoutMs?: number;
+  /** A session whose client had its event stream (the standalone GET) open, and has had neither
+   * that stream nor a request in flight for this long, is closed: the client is gone (killed,
+   * crashed — a client that ends cleanly sends DELETE). A live client re-opens a dropped stream
+   * within a second or two. Default 5000 ms; 0 leaves such sessions to the idle sweep. */
+  streamGoneMs?: number;
   /** Upper bound of `close()`: after it, remaining connections are destroyed; default 2000 ms. */
   closeTimeoutMs?: number;
   /** Diagnostics (one line each); default: none. Never stdout when stdio carries MCP. */
@@ -89,6 +94,8 @@ export interface HttpServerHandle {
   readonly startedAt: string;
   /** Number of open MCP sessions. */
   sessionCount(): number;
+  /** Number of sessions whose client holds its event stream (GET) open right now. */
+  listeningCount(): number;
   /** What `GET /health` answers right now. */
   health(): HealthInfo;
   /** Closes every session (their servers too) and both listeners; bounded by `closeTimeoutMs`.
@@ -117,7 +124,14 @@ interface Session {
   readonly id: string;
   readonly transport: StreamableHTTPServerTransport;
   readonly server: McpServer;
+  /** POST and DELETE requests being served. */
   inFlight: number;
+  /** Open standalone event streams (GET): a client that holds one is there. */
+  streams: number;
+  /** Whether the client ever held an event stream (then losing it means the client went away). */
+  hadStream: boolean;
+  /** Runs out when the stream stayed gone for `streamGoneMs`. */
+  goneTimer?: NodeJS.Timeout;
   lastActivity: number;
 }
 
@@ -325,7 +339,15 @@ export async function startHttpServer(options: HttpServerOptions): Promise<HttpS
       sessionIdGenerator: () => randomUUID(),
       maxRequestBodySize: maxBodyBytes,
       onsessioninitialized: (id) => {
-        session = { id, transport, server, inFlight: 0, lastActivity: Date.now() };
+        session = {
+          id,
+          transport,
+          server,
+          inFlight: 0,
+          streams: 0,
+          hadStream: false,
+          lastActivity: Date.now(),
+        };
         sessions.set(id, session);
         log(`mcp http: session ${id} opened (${sessions.size} open)`);
         sessionsChanged();
@@ -334,7 +356,9 @@ export async function startHttpServer(options: HttpServerOptions): Promise<HttpS
     // Set before connect(): the SDK chains its own onclose after ours.
     transport.onclose = () => {
       const id = transport.sessionId;
-      if (id !== undefined && sessions.get(id)?.transport === transport) {
+      const closed = id !== undefined ? sessions.get(id) : undefined;
+      if (id !== undefined && closed?.transport === transport) {
+        clearTimeout(closed.goneTimer);
         sessions.delete(id);
         log(`mcp http: session ${id} closed (${sessions.size} open)`);
         sessionsChanged();
@@ -358,11 +382,22 @@ export async function startHttpServer(options: HttpServerOptions): Promise<HttpS
     res: http.ServerResponse,
     body: unknown,
   ): Promise<void> {
-    session.inFlight++;
+    // GET opens the session's standalone event stream; it stays open as long as the client is
+    // there (and the SDK's client re-opens it when it drops), so it is not a request in flight.
+    const stream = req.method === 'GET';
+    if (stream) session.streams++;
+    else session.inFlight++;
     session.lastActivity = Date.now();
     res.once('close', () => {
-      session.inFlight--;
+      if (stream) {
+        session.streams--;
+        // 200: it was an event stream (not a refusal such as 409, a second stream).
+        if (res.statusCode === 200) session.hadStream = true;
+      } else {
+        session.inFlight--;
+      }
       session.lastActivity = Date.now();
+      watchForGoneClient(session);
     });
     await session.transport.handleRequest(req, res, body);
     // A cancelled request never gets a response (the specification says so), and the SDK then
@@ -372,7 +407,27 @@ export async function startHttpServer(options: HttpServerOptions): Promise<HttpS
     }
   }
 
-  // Sessions whose client went away without DELETE (most clients just disconnect).
+  // A client killed while it held its event stream: the stream ended and no request followed.
+  const streamGoneMs = options.streamGoneMs ?? 5000;
+  function watchForGoneClient(session: Session): void {
+    if (streamGoneMs <= 0 || !session.hadStream) return;
+    if (session.streams > 0 || session.inFlight > 0) return;
+    clearTimeout(session.goneTimer);
+    session.goneTimer = setTimeout(() => {
+      session.goneTimer = undefined;
+      if (sessions.get(session.id) !== session) return;
+      // A request or a new stream since: the client is there (its end is watched again).
+      if (session.streams > 0 || session.inFlight > 0) return;
+      log(
+        `mcp http: session ${session.id}: its client's event stream closed and did not come back ` +
+          `within ${streamGoneMs} ms; the client is gone, closing the session`,
+      );
+      void session.transport.close().catch(() => undefined);
+    }, streamGoneMs);
+    session.goneTimer.unref();
+  }
+
+  // Sessions whose client went away without DELETE and without an event stream to tell.
   const idleMs = options.sessionIdleTimeoutMs ?? 60 * 60 * 1000;
   const sweep =
     idleMs > 0
@@ -380,7 +435,11 @@ export async function startHttpServer(options: HttpServerOptions): Promise<HttpS
           () => {
             const now = Date.now();
             for (const session of sessions.values()) {
-              if (session.inFlight === 0 && now - session.lastActivity > idleMs) {
+              if (
+                session.inFlight === 0 &&
+                session.streams === 0 &&
+                now - session.lastActivity > idleMs
+              ) {
                 log(`mcp http: session ${session.id} idle, closing it`);
                 void session.transport.close().catch(() => undefined);
               }
@@ -447,6 +506,7 @@ export async function startHttpServer(options: HttpServerOptions): Promise<HttpS
     instanceId,
     startedAt,
     sessionCount: () => sessions.size,
+    listeningCount: () => [...sessions.values()].filter((s) => s.streams > 0).length,
     health,
     close(): Promise<void> {
       closing ??= (async () => {

@@ -10,6 +10,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import * as vscode from 'vscode';
 import type { ExtensionApi } from '../../../src/extension/extension';
+import { CLIENT_IDS } from '../../../src/extension/clientConfigs';
 import {
   StopRecorder,
   extensionApi,
@@ -104,7 +105,12 @@ describe('the extension in a real extension host', () => {
     )) as string;
     assert.equal(text, `claude mcp add --transport http luapanda ${url}\n`);
     const templates = await api.clientTemplates();
-    assert.equal(templates.length, 8);
+    // One per client the extension knows (Gemini CLI included), in its order.
+    assert.deepEqual(
+      templates.map((t) => t.id),
+      CLIENT_IDS,
+    );
+    assert.ok(CLIENT_IDS.includes('gemini-cli'));
     const desktop = JSON.parse(templates.find((t) => t.id === 'claude-desktop')!.text);
     const server = desktop.mcpServers.luapanda;
     assert.ok(fs.existsSync(server.command), 'the interpreter path exists');

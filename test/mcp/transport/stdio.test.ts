@@ -20,6 +20,18 @@ import {
 
 const STDIO_SERVER = path.join(FIXTURES, 'stdioServerMain.js');
 const BRIDGE = path.join(FIXTURES, 'bridgeMain.js');
+/** The shipped command line (`luapanda-mcp`), as the copied client configurations run it. */
+const CLI = path.join(__dirname, '..', '..', '..', 'src', 'cli', 'mcp.js');
+
+async function waitFor(check: () => boolean, timeoutMs: number, what: string): Promise<number> {
+  const started = Date.now();
+  while (!check()) {
+    if (Date.now() - started > timeoutMs)
+      throw new Error(`timed out after ${timeoutMs} ms: ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+  return Date.now() - started;
+}
 
 interface StdioClient {
   client: Client;
@@ -233,6 +245,45 @@ describe('mcp/transport/stdio', () => {
       stdio = undefined;
       await closed; // the bridge sent DELETE before exiting
       assert.equal(server.handle.sessionCount(), 0);
+    });
+
+    it('a bridge killed with SIGKILL: its session stops counting within seconds', async () => {
+      // The default streamGoneMs, as the extension's status bar counts sessions with it.
+      http = await startTestHttpServer();
+      const server = http;
+      stdio = await connectStdio([CLI, '--stdio', '--connect', server.handle.url]);
+      const echo = await stdio.client.callTool({ name: 'echo', arguments: { text: 'hi' } });
+      assert.equal(textOf(echo), 'hi');
+      assert.equal(server.handle.sessionCount(), 1);
+      await waitFor(() => server.handle.listeningCount() === 1, 5000, 'the event stream');
+      const pid = stdio.transport.pid;
+      assert.ok(pid !== null && pid !== undefined);
+      const exited = new Promise((resolve) =>
+        (stdio?.transport as unknown as { _process?: ChildProcess })._process?.once(
+          'exit',
+          resolve,
+        ),
+      );
+      process.kill(pid, 'SIGKILL');
+      await exited; // no DELETE: the process is gone before it could send one
+      const took = await waitFor(
+        () => server.handle.sessionCount() === 0,
+        10_000,
+        'the killed client session to close',
+      );
+      assert.ok(took >= 4000, `closed after ${took} ms: not before the grace for a reconnect`);
+      stdio = undefined;
+    });
+
+    it('a live client keeps its session while it holds its event stream', async () => {
+      http = await startTestHttpServer({ streamGoneMs: 100, sessionIdleTimeoutMs: 100 });
+      const server = http;
+      stdio = await connectStdio([CLI, '--stdio', '--connect', server.handle.url]);
+      await waitFor(() => server.handle.listeningCount() === 1, 5000, 'the event stream');
+      await new Promise((resolve) => setTimeout(resolve, 400));
+      assert.equal(server.handle.sessionCount(), 1, 'idle, listening, and still counted');
+      const echo = await stdio.client.callTool({ name: 'echo', arguments: { text: 'still' } });
+      assert.equal(textOf(echo), 'still');
     });
 
     it('sends the bearer token when given one', async () => {
