@@ -49,6 +49,8 @@ export async function probeOnce(
 }
 
 export interface WaitOptions {
+  /** The failed probe that made the bridge wait: the cause to report if no later probe has one. */
+  lastFailure?: ProbeResult;
   headers: Record<string, string>;
   /** `Date.now()` value after which the wait gives up. */
   deadline: number;
@@ -59,18 +61,24 @@ export interface WaitOptions {
   stopped: () => boolean;
 }
 
-/** Probes until the server answers, the deadline passes or the bridge stops; the last result. */
+/**
+ * Probes until the server answers, the deadline passes or the bridge stops; the last result. A
+ * last probe that the deadline cut short says only "no answer in time": the probe before it,
+ * which had its full time, tells the real cause (ECONNREFUSED…).
+ */
 export async function waitForServer(endpoint: URL, options: WaitOptions): Promise<ProbeResult> {
+  let previous = options.lastFailure;
   for (;;) {
     const remaining = options.deadline - Date.now();
-    const result = await probeOnce(
-      endpoint,
-      options.headers,
-      Math.min(options.probeTimeoutMs, Math.max(remaining, 1)),
-    );
+    const timeoutMs = Math.min(options.probeTimeoutMs, Math.max(remaining, 1));
+    const result = await probeOnce(endpoint, options.headers, timeoutMs);
     if (result.ok || options.stopped()) return result;
     const left = options.deadline - Date.now();
-    if (left <= 0) return result;
+    if (left <= 0) {
+      const cutShort = timeoutMs < options.probeTimeoutMs && result.cause === NO_ANSWER;
+      return cutShort && previous ? previous : result;
+    }
+    previous = result;
     await new Promise((resolve) => setTimeout(resolve, Math.min(options.intervalMs, left)));
     if (options.stopped()) return result;
   }
@@ -82,11 +90,13 @@ export function describeHealth(health: HealthLine | undefined): string {
     : '';
 }
 
+const NO_ANSWER = 'no answer in time';
+
 export function causeText(error: unknown): string {
   if (!(error instanceof Error)) return String(error);
   // fetch() failures say "fetch failed" and keep the useful part (ECONNREFUSED …) in `cause`.
   const cause = (error as Error & { cause?: unknown }).cause;
   if (cause instanceof Error && cause.message) return `${error.message} (${cause.message})`;
-  if (error.name === 'TimeoutError') return 'no answer in time';
+  if (error.name === 'TimeoutError') return NO_ANSWER;
   return error.message;
 }

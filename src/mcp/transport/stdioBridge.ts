@@ -235,6 +235,7 @@ export async function bridgeStdioToHttp(
             `(${reached.cause})`,
         );
         reached = await waitForServer(endpoint, {
+          lastFailure: reached,
           headers: authHeaders,
           deadline: Date.now() + waitMs,
           probeTimeoutMs,
