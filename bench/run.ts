@@ -1,6 +1,7 @@
 /** `npm run bench`: every benchmark of the project, one after another, printing ratios. */
 import { runAgentPathBench } from './agentPath';
 import { runAttachBench } from './attach';
+import { runGameLoopBench } from './gameLoop';
 import { runMcpBench } from './mcp';
 import { runProtocolBench } from './protocol';
 import { runRuntimeBench } from './runtime';
@@ -9,6 +10,7 @@ async function main(): Promise<void> {
   await runProtocolBench();
   await runMcpBench();
   await runRuntimeBench();
+  await runGameLoopBench();
   await runAttachBench();
   await runAgentPathBench();
 }

@@ -14,20 +14,22 @@
  * Run alone: `node out/bench/runtime.js` (after `npm run compile`); LUAPANDA_BENCH_RUNS=3 and
  * LUAPANDA_BENCH_LUA=lua5.4,luajit make it shorter.
  */
-import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { spawn, spawnSync } from 'node:child_process';
-import { LuaListener, initSuccessInfo } from '../src/protocol';
-import { nativeCpathEnv, nativeDirFor } from '../src/session/nativeBuilds';
 import { quietPort } from '../test/harness/ports';
+import {
+  FIXTURES,
+  LuaRun,
+  RUNS,
+  benchInterpreters,
+  markerLine,
+  median,
+  runAttached,
+  runLua,
+  timeOf,
+} from './luaRuns';
 import { printMarkdownTable } from './markdownTable';
 
-const ROOT = path.resolve(__dirname, '..', '..');
-const BUNDLE_DIR = path.join(ROOT, 'dist', 'lua');
-const FIXTURES = path.join(ROOT, 'test', 'fixtures', 'runtime');
 const BENCH_LUA = path.join(FIXTURES, 'bench.lua');
-const NATIVE_DIR = nativeDirFor(BUNDLE_DIR);
-const RUNS = Number(process.env.LUAPANDA_BENCH_RUNS ?? 5);
 
 type Situation = 'plain' | 'idle' | 'idleGc' | 'bpElsewhere' | 'bpSameFunction' | 'detached';
 /** A situation run with the pure-Lua hook or with the native accelerator. */
@@ -58,8 +60,7 @@ const SIZES: Record<string, Record<Workload, number>> = {
 };
 
 function lineOf(marker: string): number {
-  const lines = fs.readFileSync(BENCH_LUA, 'utf8').split('\n');
-  return lines.findIndex((l) => l.includes(`@${marker}`)) + 1;
+  return markerLine(BENCH_LUA, marker);
 }
 
 /** Cases that are much slower run a smaller problem and are compared per unit of work. */
@@ -99,120 +100,40 @@ const NEVER_LINE: Record<Workload, string> = {
   recursive: 'fibNever',
 };
 
-function luaEnv(native: boolean): NodeJS.ProcessEnv {
-  const extra = `${path.join(BUNDLE_DIR, '?.lua')};;`;
-  return {
-    ...process.env,
-    LUA_PATH: extra,
-    LUA_PATH_5_4: extra,
-    LUA_PATH_5_3: extra,
-    LUA_PATH_5_2: extra,
-    ...(native && NATIVE_DIR ? nativeCpathEnv(NATIVE_DIR, process.env) : {}),
-  };
-}
-
-function runLua(
-  lua: string,
-  args: string[],
-  native: boolean,
-): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
-    const child = spawn(lua, [BENCH_LUA, ...args], {
-      env: luaEnv(native),
-      cwd: FIXTURES,
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.setEncoding('utf8').on('data', (t: string) => (stdout += t));
-    child.stderr.setEncoding('utf8').on('data', (t: string) => (stderr += t));
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-  });
-}
-
-function parseTime(
-  out: { code: number | null; stdout: string; stderr: string },
-  kase: Case,
-  lua: string,
-): number {
-  const m = /TIME (\d+\.\d+)/.exec(out.stdout);
-  if (!m) throw new Error(`benchmark run failed (code ${out.code}): ${out.stderr.slice(-300)}`);
+function parseTime(out: LuaRun, kase: Case, lua: string): number {
   const attached = kase.situation !== 'plain' && kase.situation !== 'detached';
-  if (attached && kase.native && !/NATIVE true/.test(out.stdout)) {
-    throw new Error(
-      `${lua}: the native accelerator was not in use for "${kase.label}" ` +
-        '(run `npm run compile`, which builds it, and see LuaPanda.doctor())',
-    );
-  }
-  return Number(m[1]);
+  return timeOf(out, lua, kase.label, attached && kase.native);
 }
 
 async function runCase(lua: string, kase: Case, workload: Workload, size: number): Promise<number> {
   const native = kase.native ? '1' : '0';
   const { situation } = kase;
-  if (situation === 'plain')
-    return parseTime(
-      await runLua(lua, ['none', 'plain', workload, String(size), native], false),
-      kase,
-      lua,
-    );
-  if (situation === 'detached') {
-    const port = await quietPort();
-    return parseTime(
-      await runLua(lua, [String(port), 'detached', workload, String(size), native], kase.native),
-      kase,
-      lua,
-    );
+  const args = [workload, String(size), native];
+  if (situation === 'plain') {
+    return parseTime(await runLua(lua, BENCH_LUA, ['none', 'plain', ...args], false), kase, lua);
   }
-  const listener = await LuaListener.listen({ port: 0, host: '127.0.0.1' });
-  try {
-    const extra = situation === 'idleGc' ? ['0'] : [];
-    const run = runLua(
-      lua,
-      [String(listener.port), 'attached', workload, String(size), native, ...extra],
-      kase.native,
-    );
-    const connection = await listener.waitForConnection({ timeoutMs: 10_000 });
-    await connection.request(
-      'initSuccess',
-      initSuccessInfo({ cwd: FIXTURES, isNeedB64EncodeStr: false, waitConfigurationDone: true }),
-    );
-    if (situation === 'bpElsewhere' || situation === 'bpSameFunction') {
+  if (situation === 'detached') {
+    const port = String(await quietPort());
+    const out = await runLua(lua, BENCH_LUA, [port, 'detached', ...args], kase.native);
+    return parseTime(out, kase, lua);
+  }
+  const extra = situation === 'idleGc' ? ['0'] : [];
+  const out = await runAttached(lua, BENCH_LUA, ['attached', ...args, ...extra], kase.native, {
+    configure: async (connection) => {
+      if (situation !== 'bpElsewhere' && situation !== 'bpSameFunction') return;
       const line = lineOf(situation === 'bpElsewhere' ? 'never' : NEVER_LINE[workload]);
       await connection.request('setBreakPoint', { path: BENCH_LUA, bks: [{ type: 2, line }] });
-    }
-    await connection.request('configurationDone', {});
-    const result = await run;
-    connection.destroy();
-    return parseTime(result, kase, lua);
-  } finally {
-    await listener.close();
-  }
-}
-
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = Math.floor(sorted.length / 2);
-  return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
-}
-
-function available(command: string): boolean {
-  return spawnSync(command, ['-e', 'require("socket")'], { timeout: 10_000 }).status === 0;
+    },
+  });
+  return parseTime(out, kase, lua);
 }
 
 export async function runRuntimeBench(): Promise<void> {
-  // LUAPANDA_BENCH_LUA=lua5.4,luajit limits the interpreters (while iterating on one).
-  const only = process.env.LUAPANDA_BENCH_LUA?.split(',');
-  const interpreters = Object.keys(SIZES).filter(
-    (lua) => (!only || only.includes(lua)) && available(lua),
-  );
+  const interpreters = benchInterpreters(Object.keys(SIZES));
   console.log(
     `\nLua runtime overhead (CPU time inside Lua, median of ${RUNS} runs, ratio to plain Lua in the same run;` +
       ` pure = pure-Lua hook, native = native accelerator)`,
   );
-  if (!NATIVE_DIR) {
-    throw new Error('No native accelerator build in dist/native: run `npm run compile` first.');
-  }
   const header = ['interpreter', 'workload', 'plain', ...CASES.map((c) => c.label)];
   const rows: string[][] = [];
   for (const lua of interpreters) {

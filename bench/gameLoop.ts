@@ -1,0 +1,153 @@
+/**
+ * Frame time of ordinary game code under the Lua runtime (dist/lua/LuaPanda.lua) against plain
+ * Lua, side by side in one run. The program (test/fixtures/runtime/bench_gameloop.lua) is a frame
+ * loop: `update(dt)` moves 60 enemies (classes through metatables, vector maths with a new table
+ * per operation), fires and retires bullets (table churn, respawns keep the population steady),
+ * drives two coroutines that yield every frame (a patrol script and a gun) and formats a HUD line
+ * per frame. It is seeded and prints a checksum, which must equal a plain run's of the same
+ * length in every cell (a run that skipped work fails the bench).
+ * Situations, each with the pure-Lua hook and with the native accelerator (see
+ * bench/gameLoopSituations.ts): attached with no breakpoints; a breakpoint in a function of the
+ * same file that never runs; a breakpoint in update() on a line never reached; a never-true
+ * condition (`self.hp < -1e9`) on a line run for every entity every frame; a logpoint that fires
+ * every frame — its lines must all reach the IDE side over the socket (counted) and none the
+ * program's stdout. Under lua5.4, lua5.1 and luajit (those present).
+ * CPU time of the frame loop only (os.clock inside Lua); each cell is the median time per frame of
+ * several runs divided by the median of plain runs interleaved with them. Slow cells run fewer
+ * frames (every frame costs about the same). A native cell that did not get the accelerator
+ * fails the run. Also printed: plain milliseconds per frame.
+ * Run alone: `node out/bench/gameLoop.js` (after `npm run compile`); LUAPANDA_BENCH_RUNS=3 and
+ * LUAPANDA_BENCH_LUA=lua5.4,luajit make it shorter.
+ */
+import { LuaNotification } from '../src/protocol';
+import {
+  GAMELOOP_LUA,
+  GAME_SITUATIONS,
+  GameSituation,
+  GameSituationSpec,
+  LOGPOINT_PREFIX,
+  gameRunOf,
+} from './gameLoopSituations';
+import { RUNS, benchInterpreters, median, runAttached, runLua, timeOf } from './luaRuns';
+import { printMarkdownTable } from './markdownTable';
+
+/** Frames of a plain run: roughly 0.2–0.4 s of CPU on this kind of machine. */
+const FRAMES: Record<string, number> = { 'lua5.4': 3000, 'lua5.1': 3000, luajit: 30000 };
+
+/**
+ * Cells that are much slower run this many times fewer frames (pure, native), so that a run stays
+ * near a second. LuaJIT's compiler is off while attached, hence its larger divisors.
+ */
+const SLOW: Partial<Record<GameSituation, Record<string, [number, number]>>> = {
+  idle: { luajit: [4, 4] },
+  bpElsewhere: { 'lua5.4': [4, 1], 'lua5.1': [4, 1], luajit: [40, 10] },
+  bpUnreached: { 'lua5.4': [8, 2], 'lua5.1': [8, 2], luajit: [80, 20] },
+  hotCondition: { 'lua5.4': [10, 4], 'lua5.1': [10, 4], luajit: [100, 40] },
+  logpoint: { 'lua5.4': [8, 2], 'lua5.1': [8, 2], luajit: [80, 20] },
+};
+
+interface Cell {
+  readonly spec: GameSituationSpec;
+  readonly native: boolean;
+}
+const CELLS: Cell[] = GAME_SITUATIONS.flatMap((spec) => [
+  { spec, native: false },
+  { spec, native: true },
+]);
+const labelOf = (cell: Cell) => `${cell.spec.label}, ${cell.native ? 'native' : 'pure'}`;
+
+function framesFor(lua: string, cell: Cell): number {
+  const divisors = SLOW[cell.spec.situation]?.[lua];
+  const divisor = divisors ? divisors[cell.native ? 1 : 0] : 1;
+  return Math.max(1, Math.floor(FRAMES[lua] / divisor));
+}
+
+/** A plain run's checksum per (interpreter, frames): what every cell of that length must print. */
+const references = new Map<string, string>();
+
+async function plainRun(lua: string, frames: number): Promise<number> {
+  const out = await runLua(lua, GAMELOOP_LUA, ['none', 'plain', String(frames), '0'], false);
+  const seconds = timeOf(out, lua, 'plain', false);
+  const { checksum } = gameRunOf(out);
+  const key = `${lua} ${frames}`;
+  const known = references.get(key);
+  if (known !== undefined && known !== checksum) {
+    throw new Error(`${lua}: plain runs of ${frames} frames disagree: ${known} / ${checksum}`);
+  }
+  references.set(key, checksum);
+  return seconds / frames;
+}
+
+/** Seconds per frame of one attached run; throws if it did other work than plain Lua did. */
+async function cellRun(lua: string, cell: Cell): Promise<number> {
+  const frames = framesFor(lua, cell);
+  const key = `${lua} ${frames}`;
+  if (!references.has(key)) await plainRun(lua, frames);
+  const logs: string[] = [];
+  const onNotification = (n: LuaNotification) => {
+    if (n.kind === 'log' && n.cmd === 'debug_console') logs.push(n.text);
+  };
+  const out = await runAttached(
+    lua,
+    GAMELOOP_LUA,
+    ['attached', String(frames), cell.native ? '1' : '0'],
+    cell.native,
+    {
+      onNotification,
+      configure: async (connection) => {
+        const bks = cell.spec.breakpoints();
+        if (bks.length > 0) await connection.request('setBreakPoint', { path: GAMELOOP_LUA, bks });
+      },
+    },
+  );
+  const seconds = timeOf(out, lua, labelOf(cell), cell.native);
+  const run = gameRunOf(out);
+  if (run.frames !== frames || run.checksum !== references.get(key)) {
+    throw new Error(
+      `${lua}, ${labelOf(cell)}: checksum ${run.checksum} after ${run.frames} frames; ` +
+        `plain Lua printed ${references.get(key)} after ${frames}`,
+    );
+  }
+  const logpoints = logs.filter((t) => t.includes(LOGPOINT_PREFIX)).length;
+  const expected = cell.spec.situation === 'logpoint' ? frames : 0;
+  if (logpoints !== expected || out.stdout.includes(LOGPOINT_PREFIX)) {
+    throw new Error(
+      `${lua}, ${labelOf(cell)}: ${logpoints} logpoint lines reached the IDE (expected ` +
+        `${expected}); in the program's stdout: ${out.stdout.includes(LOGPOINT_PREFIX)}`,
+    );
+  }
+  return seconds / frames;
+}
+
+export async function runGameLoopBench(): Promise<void> {
+  const interpreters = benchInterpreters(Object.keys(FRAMES));
+  console.log(
+    `\nGame loop under the runtime (CPU time of the frame loop inside Lua, median of ${RUNS} runs, ` +
+      'ratio to plain Lua in the same run; pure = pure-Lua hook, native = native accelerator)',
+  );
+  const plainPerFrame: number[] = [];
+  const ratios: string[][] = CELLS.map(() => []);
+  for (const lua of interpreters) {
+    const plainTimes: number[] = [];
+    const times: number[][] = CELLS.map(() => []);
+    for (let run = 0; run < RUNS; run++) {
+      plainTimes.push(await plainRun(lua, FRAMES[lua]));
+      for (const [i, cell] of CELLS.entries()) times[i].push(await cellRun(lua, cell));
+    }
+    const plain = median(plainTimes);
+    plainPerFrame.push(plain);
+    for (const [i, t] of times.entries()) ratios[i].push(`×${(median(t) / plain).toFixed(2)}`);
+  }
+  const rows = [
+    ['plain Lua, ms per frame', ...plainPerFrame.map((s) => (s * 1000).toFixed(3))],
+    ...CELLS.map((cell, i) => [labelOf(cell), ...ratios[i]]),
+  ];
+  printMarkdownTable(['situation', ...interpreters], rows);
+}
+
+if (require.main === module) {
+  runGameLoopBench().catch((error: unknown) => {
+    console.error(error);
+    process.exitCode = 1;
+  });
+}
