@@ -1,10 +1,11 @@
 -- conditions.lua: breakpoint conditions and logpoint expressions, evaluated where the hook fires
--- at a cost that does not depend on how deep the stack is. Each expression is compiled once per
--- function it runs in, as a function taking that line's locals by position (their slots are the
--- same every time the line is reached); upvalues and globals come through an environment bound to
--- the function. An evaluation then reads the locals with debug.getlocal at a small, known level
--- and calls the compiled function in a reused worker coroutine with an instruction budget (PUC
--- Lua), so that a condition that errors, yields or loops cannot hurt the program.
+-- at a cost that depends neither on how deep the stack is nor on how many locals the frame has.
+-- Each expression is compiled once per function and line it runs at, as a function taking the
+-- locals it names (their slots are the same every time the line is reached); upvalues and globals
+-- come through an environment bound to the function. An evaluation then reads just those slots
+-- with debug.getlocal at a small, known level (checking that the frame is laid out as when it was
+-- compiled) and calls the compiled function in a reused worker coroutine with an instruction
+-- budget (PUC Lua), so that a condition that errors, yields or loops cannot hurt the program.
 local compat = require("luapanda.compat")
 
 local M = {}
@@ -16,11 +17,37 @@ local unpack = compat.unpack
 
 M.budget = 2000000
 
--- compiled[text][fn] = { names = {...}, call = function, env = table } (weak in fn)
+-- compiled[text][fn][line] = { slots = {...}, names = {...}, count = n, call = function, env = table }
+-- (weak in fn)
 local compiled = setmetatable({}, { __mode = "k" })
 
 local function isName(s)
   return type(s) == "string" and string.match(s, "^[%a_][%w_]*$") ~= nil
+end
+
+local KEYWORDS = {}
+for word in string.gmatch("and break do else elseif end false for function if in local nil not or "
+  .. "repeat return then true until while", "%a+") do KEYWORDS[word] = true end
+
+--- The names an expression may read as variables: identifiers that are not keywords and not a
+--- field or method name (after a single `.` or a `:`). A word inside a string counts too, which
+--- only costs a local read.
+local function referencedNames(text)
+  local names = {}
+  local pos = 1
+  while true do
+    local s, e = string.find(text, "[%a_][%w_]*", pos)
+    if not s then break end
+    local word = string.sub(text, s, e)
+    local before = string.match(string.sub(text, 1, s - 1), "([^%s]?[^%s])%s*$") or ""
+    local last = string.sub(before, -1)
+    local field = last == ":" or (last == "." and string.sub(before, -2, -2) ~= ".")
+    -- A word that directly follows a digit is part of a number (1e9, 0x1f).
+    local inNumber = s > 1 and string.find(string.sub(text, s - 1, s - 1), "[%w_]") ~= nil
+    if not KEYWORDS[word] and not field and not inNumber then names[word] = true end
+    pos = e + 1
+  end
+  return names
 end
 
 --- The environment of an expression compiled for `fn`: its upvalues by name, then its globals.
@@ -50,16 +77,24 @@ local function environmentFor(fn)
   return env
 end
 
---- Compiles `text` for a frame whose visible locals are `names` (nil entries are hidden slots).
+--- Compiles `text` for a frame whose active locals are `names` (false: a hidden or shadowed
+--- slot). Only the locals the expression names become parameters, so an evaluation reads those
+--- slots and no others.
 local function compile(text, names, fn)
-  local params = {}
-  for i = 1, #names do params[i] = names[i] or ("_" .. i) end
+  local refs = referencedNames(text)
+  local slots, params = {}, {}
+  for i = 1, #names do
+    if names[i] and refs[names[i]] then
+      slots[#slots + 1] = i
+      params[#params + 1] = names[i]
+    end
+  end
   local source = "return function(" .. table.concat(params, ", ")
     .. (#params > 0 and ", ..." or "...") .. ") return (" .. text .. ") end"
   local env = environmentFor(fn)
   local chunk, err = compat.compile(source, "=(condition)", env)
   if not chunk then return nil, err end
-  return { names = names, call = chunk(), env = env }
+  return { slots = slots, names = params, count = #names, call = chunk(), env = env }
 end
 
 -- The worker: one coroutine that evaluates one expression per resume and yields its result
@@ -118,23 +153,26 @@ end
 -- The arguments of one evaluation (one at a time: the runtime's code runs no hook of its own).
 local args = { n = 0 }
 
---- Reads the values of the locals at `level` (relative to the caller of this function's caller)
---- into `args`; false when the frame's locals are not the ones `names` expects.
-local function readLocals(level, names)
-  local count = #names
-  for i = 1, count do
-    local name, value = getlocal(level + 1, i)
-    if name == nil or (names[i] and name ~= names[i]) then return false end
-    args[i] = value
-  end
+--- Reads the locals `entry` was compiled for, at `level` (relative to the caller of this
+--- function's caller), into `args`; false when the frame is not laid out as at compile time (its
+--- number of active locals, and the names in the slots read).
+local function readLocals(level, entry)
+  local count = entry.count
+  if count > 0 and getlocal(level + 1, count) == nil then return false end
   if getlocal(level + 1, count + 1) ~= nil then return false end
-  args.n = count
+  local slots, names = entry.slots, entry.names
+  for k = 1, #slots do
+    local name, value = getlocal(level + 1, slots[k])
+    if name ~= names[k] then return false end
+    args[k] = value
+  end
+  args.n = #slots
   return true
 end
 
---- Evaluates `text` in the frame at `level` (relative to the caller). Returns true, value or
---- false, message.
-function M.evaluate(text, level)
+--- Evaluates `text` in the frame at `level` (relative to the caller), stopped at `line` (the
+--- locals active there are the same each time). Returns true, value or false, message.
+function M.evaluate(text, level, line)
   local info = getinfo(level + 1, "f")
   local fn = info and info.func
   if type(fn) ~= "function" then return false, "no frame" end
@@ -143,13 +181,19 @@ function M.evaluate(text, level)
     byFn = setmetatable({}, { __mode = "k" })
     compiled[text] = byFn
   end
-  local entry = byFn[fn]
-  if not entry or not readLocals(level + 1, entry.names) then
+  local byLine = byFn[fn]
+  if not byLine then
+    byLine = {}
+    byFn[fn] = byLine
+  end
+  line = line or 0
+  local entry = byLine[line]
+  if not entry or not readLocals(level + 1, entry) then
     local err
     entry, err = compile(text, namesAt(level + 1), fn)
     if not entry then return false, err end
-    byFn[fn] = entry
-    readLocals(level + 1, entry.names)
+    byLine[line] = entry
+    readLocals(level + 1, entry)
   end
   if entry.varargs == nil then
     entry.varargs = compat.hasVarargLocals and string.find(text, "...", 1, true) ~= nil

@@ -259,7 +259,7 @@ local function interpolate(bp, level)
     if type(part) == "string" then
       out[#out + 1] = part
     else
-      local ok, value = conditions.evaluate(part.expr, level + 1)
+      local ok, value = conditions.evaluate(part.expr, level + 1, bp.line)
       out[#out + 1] = ok and (type(value) == "string" and value or safe.tostring(value)) or ("{" .. part.expr .. ": " .. tostring(value) .. "}")
     end
   end
@@ -269,7 +269,7 @@ end
 --- Decides whether a breakpoint whose line was reached fires. `base` relative to the caller.
 local function breakpointFires(bp, base)
   if bp.condition then
-    local ok, value = conditions.evaluate(bp.condition, base + 1)
+    local ok, value = conditions.evaluate(bp.condition, base + 1, bp.line)
     if not ok then
       -- Said once per breakpoint: a condition that fails is false, and the user should know why.
       if not bp.conditionError then
@@ -662,7 +662,7 @@ local function reportProblems()
     breakpoints.failures = 0
     local count = failures + nativeErrors - reportedNativeErrors
     reportedNativeErrors = nativeErrors
-    S.log("LuaPanda: " .. count .. " breakpoint check(s) could not be made ("
+    S.log("LuaPanda: " .. string.format("%d", count) .. " breakpoint check(s) could not be made ("
       .. tostring(breakpoints.lastFailure or "the C stack was full")
       .. "): a breakpoint reached there may not have stopped", 2)
   end

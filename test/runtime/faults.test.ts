@@ -382,10 +382,9 @@ for (const lua of runtimeVariants()) {
           await c.request('pause', {});
           const paused = await s.ide.nextStop('stopOnPause', STOP_MS);
           const top = topOf(paused.stack);
-          assert.ok(
-            [lineOf(CSTACK, 'spin'), lineOf(CSTACK, 'spin') + 1].includes(top.line),
-            `paused at line ${top.line}`,
-          );
+          // In the loop, or on one of the two lines before it when the pause came first.
+          const spin = lineOf(CSTACK, 'spin');
+          assert.ok(top.line >= spin - 2 && top.line <= spin + 1, `paused at line ${top.line}`);
           // The runtime's account, in case the skipped stop was not reported by the end.
           if (!stoppedDeep) info = await runtimeInfo(s.ide);
           await tellToFinish(s.ide, String(top.index));
