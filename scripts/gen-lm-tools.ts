@@ -1,8 +1,9 @@
 /**
  * Writes package.json's `contributes.languageModelTools` from the MCP server's tool listing, so
  * VS Code's language-model tools always match the MCP tools (names, descriptions, input schemas).
- * Run by `npm run compile` after tsc; rewrites package.json only when the entries changed.
- * `--check` only reports a difference (exit code 1) and writes nothing.
+ * `npm run lm-tools` rewrites package.json when the entries changed. `npm run compile` runs it with
+ * `--check`, which writes nothing and fails (exit code 1) on a difference, so a changed tool
+ * cannot be built, tested or packaged with stale entries.
  */
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
@@ -18,7 +19,9 @@ async function main(): Promise<void> {
   const next = JSON.stringify(manifest, null, 2) + '\n';
   if (next === text) return;
   if (process.argv.includes('--check')) {
-    console.error('package.json languageModelTools are out of date: run npm run compile');
+    console.error(
+      'package.json languageModelTools are out of date with the MCP tools: run npm run lm-tools',
+    );
     process.exitCode = 1;
     return;
   }

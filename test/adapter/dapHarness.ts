@@ -286,6 +286,31 @@ export function markerLine(file: string, marker: string): number {
   return index + 1;
 }
 
+/**
+ * Sends a request and resolves with its whole response, failed or not: DebugClient's own
+ * requests reject a failure with its message only, without `body.error.showUser`. Bounded.
+ */
+export function rawRequest(
+  dc: DebugClient,
+  command: string,
+  args: object,
+): Promise<DebugProtocol.Response> {
+  // `doSend` is private in the library's typings; it is the one way to read a failed response.
+  const client = dc as unknown as {
+    doSend(command: string, args: object, done: (response: DebugProtocol.Response) => void): void;
+  };
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(
+      () => reject(new Error(`no response to '${command}' within ${TIMEOUT_MS} ms`)),
+      TIMEOUT_MS,
+    );
+    client.doSend(command, args, (response) => {
+      clearTimeout(timer);
+      resolve(response);
+    });
+  });
+}
+
 export function fixture(...parts: string[]): string {
   return path.join(FIXTURES, ...parts);
 }

@@ -1,29 +1,12 @@
 // The adapter out of process (node out/src/cli/dap.js) with DebugClient, launching real Lua
 // programs on every installed interpreter: one fixture program per scenario.
-import type { DebugClient } from '@vscode/debugadapter-testsupport';
 import type { DebugProtocol } from '@vscode/debugprotocol';
 import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import { nativeBuildFile } from '../../src/session/nativeBuilds';
 import { NATIVE_DIR, luaInterpreters, nativeAbiOf } from '../harness/interpreters';
-import { DapTest, fixture } from './dapHarness';
+import { DapTest, fixture, rawRequest } from './dapHarness';
 import { checkGolden, transcript } from './golden';
-
-/**
- * Sends a request and resolves with its whole response, failed or not: DebugClient's own
- * requests reject a failure with its message only, without `body.error.showUser`.
- */
-function rawRequest(
-  dc: DebugClient,
-  command: string,
-  args: object,
-): Promise<DebugProtocol.Response> {
-  // `doSend` is private in the library's typings; it is the one way to read a failed response.
-  const client = dc as unknown as {
-    doSend(command: string, args: object, done: (response: DebugProtocol.Response) => void): void;
-  };
-  return new Promise((resolve) => client.doSend(command, args, resolve));
-}
 
 for (const lua of luaInterpreters()) {
   describe(`adapter launch on ${lua.command}`, function () {

@@ -2,25 +2,11 @@
 // response into a dialog unless `body.error.showUser` is false, into a notification as well when
 // it is true, and every `important` output event into a notification: the adapter (out of
 // process, DebugClient) must produce exactly one of these for each set-up failure — the dialog.
-import type { DebugClient } from '@vscode/debugadapter-testsupport';
 import type { DebugProtocol } from '@vscode/debugprotocol';
 import * as assert from 'node:assert/strict';
 import * as net from 'node:net';
 import { luaInterpreters } from '../harness/interpreters';
-import { DapTest, fixture } from './dapHarness';
-
-/** Sends a request and resolves with its whole response, failed or not (body.error included). */
-function rawRequest(
-  dc: DebugClient,
-  command: string,
-  args: object,
-): Promise<DebugProtocol.Response> {
-  // `doSend` is private in the library's typings; it is the one way to read a failed response.
-  const client = dc as unknown as {
-    doSend(command: string, args: object, done: (response: DebugProtocol.Response) => void): void;
-  };
-  return new Promise((resolve) => client.doSend(command, args, resolve));
-}
+import { DapTest, fixture, rawRequest } from './dapHarness';
 
 interface Shown {
   response: DebugProtocol.Response;

@@ -1,7 +1,7 @@
 /**
  * package.json's `languageModelTools` against the MCP server's tool listing: they must say the
  * same (names, descriptions, input schemas), or Copilot would call the tools with arguments the
- * server refuses. Fails when a tool or schema changes without `npm run compile` (which regenerates
+ * server refuses. Fails when a tool or schema changes without `npm run lm-tools` (which regenerates
  * the entries with scripts/gen-lm-tools.ts).
  */
 import * as assert from 'node:assert/strict';
@@ -62,7 +62,7 @@ describe('extension: language-model tools in package.json', () => {
     }
   });
 
-  it('is exactly what the generator writes (run npm run compile after changing a tool)', () => {
+  it('is exactly what the generator writes (run npm run lm-tools after changing a tool)', () => {
     assert.deepEqual(manifest.contributes.languageModelTools, lmToolContributions(listed));
   });
 

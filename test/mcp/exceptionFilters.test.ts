@@ -6,7 +6,7 @@
  */
 import * as assert from 'node:assert/strict';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { HeadlessFixture, ToolCallResult, callTool } from './headlessFixture';
+import { HeadlessFixture, ToolCallResult, callTool, stopDataOf } from './headlessFixture';
 import { lineOf, luaWorkspace } from './luaWorkspace';
 import { luaInterpreters } from '../harness/interpreters';
 
@@ -21,10 +21,7 @@ interface StopData {
   session_id: string;
 }
 
-function stopOf(result: ToolCallResult): StopData {
-  assert.equal(result.status, 'stopped', `expected a stop: ${JSON.stringify(result)}`);
-  return result.stop_event_data as StopData;
-}
+const stopOf = (result: ToolCallResult) => stopDataOf<StopData>(result);
 
 for (const lua of luaInterpreters()) {
   describe(`MCP exception filters with ${lua.command}`, function () {

@@ -89,3 +89,9 @@ export async function callTool(
   assert.deepEqual(JSON.parse(text.text), result, 'text content mirrors the structured content');
   return result;
 }
+
+/** The stop data of a result that must be a stop (status "stopped"). */
+export function stopDataOf<T>(result: ToolCallResult): T {
+  assert.equal(result.status, 'stopped', `expected a stop: ${JSON.stringify(result)}`);
+  return result.stop_event_data as T;
+}

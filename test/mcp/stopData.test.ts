@@ -7,7 +7,7 @@
  */
 import * as assert from 'node:assert/strict';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { HeadlessFixture, ToolCallResult, callTool } from './headlessFixture';
+import { HeadlessFixture, ToolCallResult, callTool, stopDataOf } from './headlessFixture';
 import { lineOf, luaWorkspace } from './luaWorkspace';
 import { luaInterpreters } from '../harness/interpreters';
 
@@ -35,10 +35,7 @@ interface StopData {
   source_lines?: { line: number; text: string; current?: boolean }[];
 }
 
-function stopOf(result: ToolCallResult): StopData {
-  assert.equal(result.status, 'stopped', `expected a stop: ${JSON.stringify(result)}`);
-  return result.stop_event_data as StopData;
-}
+const stopOf = (result: ToolCallResult) => stopDataOf<StopData>(result);
 
 const sizeOf = (result: ToolCallResult) => Buffer.byteLength(JSON.stringify(result));
 

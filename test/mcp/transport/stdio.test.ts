@@ -23,14 +23,13 @@ const BRIDGE = path.join(FIXTURES, 'bridgeMain.js');
 /** The shipped command line (`luapanda-mcp`), as the copied client configurations run it. */
 const CLI = path.join(__dirname, '..', '..', '..', 'src', 'cli', 'mcp.js');
 
-async function waitFor(check: () => boolean, timeoutMs: number, what: string): Promise<number> {
+async function waitFor(check: () => boolean, timeoutMs: number, what: string): Promise<void> {
   const started = Date.now();
   while (!check()) {
     if (Date.now() - started > timeoutMs)
       throw new Error(`timed out after ${timeoutMs} ms: ${what}`);
     await new Promise((resolve) => setTimeout(resolve, 20));
   }
-  return Date.now() - started;
 }
 
 interface StdioClient {
@@ -266,12 +265,12 @@ describe('mcp/transport/stdio', () => {
       );
       process.kill(pid, 'SIGKILL');
       await exited; // no DELETE: the process is gone before it could send one
-      const took = await waitFor(
+      // How long the grace for a reconnect lasts is the next test's matter (no clock here).
+      await waitFor(
         () => server.handle.sessionCount() === 0,
-        10_000,
+        15_000,
         'the killed client session to close',
       );
-      assert.ok(took >= 4000, `closed after ${took} ms: not before the grace for a reconnect`);
       stdio = undefined;
     });
 
