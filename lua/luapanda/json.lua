@@ -125,20 +125,21 @@ encodeValue = function(v, out, depth)
       end
       table.sort(names)
       out[#out + 1] = "{"
-      local first = true
+      local members = 0
+      local function member(encodedName, value)
+        if members > 0 then out[#out + 1] = "," end
+        members = members + 1
+        out[#out + 1] = encodedName
+        out[#out + 1] = ":"
+        encodeValue(value, out, depth + 1)
+      end
       for i = 1, #names do
         local name = names[i]
         local encodedName = M.encodeString(name)
-        local value, more, m = byName[name], collided and collided[name], 0
-        while true do
-          if not first then out[#out + 1] = "," end
-          first = false
-          out[#out + 1] = encodedName
-          out[#out + 1] = ":"
-          encodeValue(value, out, depth + 1)
-          m = m + 1
-          if not more or m > #more then break end
-          value = more[m]
+        member(encodedName, byName[name])
+        local more = collided and collided[name]
+        if more then
+          for j = 1, #more do member(encodedName, more[j]) end
         end
       end
       out[#out + 1] = "}"
