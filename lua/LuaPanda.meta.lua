@@ -22,8 +22,9 @@
 ---commands only at garbage-collection cycles and `LuaPanda.tick()` (cheaper; a loop that never
 ---allocates cannot be paused then).
 ---@field pollInstructions integer
----LuaJIT: run interpreted while an IDE is attached, so that pause works in compiled loops
----(default true). false keeps the compiler on while no breakpoint is set.
+---LuaJIT: keep the compiler off while an IDE is attached, so that pause stops even a compiled
+---loop that never leaves its trace (default false: the compiler stays on, and is off only while
+---a step, a pause or a stop needs every line).
 ---@field jitOffWhileAttached boolean
 ---Use the native accelerator (`luapanda_native51`…`luapanda_native54`) when it is found on
 ---`package.cpath` (default true). Set false for an engine that moves one Lua state between threads.

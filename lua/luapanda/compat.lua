@@ -79,7 +79,12 @@ function M.onEveryGcCycle(fn)
     -- While the state closes, no frame lies below the finalizer: stop for good (luasocket and
     -- other libraries may already be finalized).
     if not getinfo(2, "l") then armed = false return end
-    if armed then pcall(fn); arm() end
+    if armed then
+      M.inFinalizer = true
+      pcall(fn)
+      M.inFinalizer = false
+      arm()
+    end
   end
   arm = function()
     if not armed then return end
@@ -103,20 +108,33 @@ local jitForcedOff = false
 M.programWantsJit = true
 -- The originals: while attached, jit.on/off are jitview.lua's replacements.
 local jitOn, jitOff, jitFlush = jitLib and jitLib.on, jitLib and jitLib.off, jitLib and jitLib.flush
+-- (Inside the heartbeat's finalizer the jit.* calls are not even tried: each would raise and be
+-- caught, and under LuaJIT an error caught while the program's error handler runs makes a later
+-- error in that handler be handled normally instead of as "error in error handling".)
+M.inFinalizer = false
 function M.setJitNeeded(off)
   if not M.isJIT then return true end
   if off then
     -- Called every time (jit.off is idempotent), also to find out whether we may act here.
-    if not pcall(jitOff) then return false end
+    if M.inFinalizer or not pcall(jitOff) then return false end
     jitForcedOff = true
     -- Flush every time: loops compiled before must stop bypassing the hook.
     return (pcall(jitFlush))
   elseif jitForcedOff then
-    if M.programWantsJit and not pcall(jitOn) then return false end
+    if M.programWantsJit and (M.inFinalizer or not pcall(jitOn)) then return false end
     jitForcedOff = false
   end
   return true
 end
 function M.jitIsForcedOff() return jitForcedOff end
+
+--- Throws away every compiled trace (the compiler stays as it is): code compiled before a
+--- breakpoint was set may run lines or calls the hook never sees. False when LuaJIT refused
+--- (inside a finalizer); always true outside LuaJIT.
+function M.flushJit()
+  if not M.isJIT then return true end
+  if M.inFinalizer then return false end
+  return (pcall(jitFlush))
+end
 
 return M

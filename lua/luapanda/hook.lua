@@ -493,9 +493,26 @@ M.generation = 0
 jitWanted = false
 local RETRY_LIMIT = 1000000
 local retries = 0
+-- The breakpoints (breakpoints.generation) the compiled traces were last flushed for.
+local flushedFor = -1
+
+-- LuaJIT: the compiler as the state wants it. Off (and flushed) while a step, pause, entry stop
+-- or BP() needs every line, or when the settings keep it off. With breakpoints it stays on: a
+-- call hook makes LuaJIT abort every recording that reaches a hook (any call of a Lua function),
+-- and a line hook every recording at all, so a trace compiled from now on runs only lines of one
+-- function that held no breakpoint while it ran — the traces compiled before are flushed
+-- whenever the breakpoints change. False when LuaJIT refused (inside a finalizer).
+local function applyJit()
+  if not compat.setJitNeeded(jitWanted) then return false end
+  if not isJIT or jitWanted or not bpMode or flushedFor == breakpoints.generation then return true end
+  if not compat.flushJit() then return false end
+  flushedFor = breakpoints.generation
+  return true
+end
+
 retryJit = function()
   retries = retries + 1
-  if compat.setJitNeeded(jitWanted) or retries > RETRY_LIMIT then
+  if applyJit() or retries > RETRY_LIMIT then
     retries = 0
     if enabled then M.refresh() else setLuaHook(nil) end
   end
@@ -508,8 +525,8 @@ function M.configure(state)
   bpMode = breakpoints.count() > 0
   slow = state.slow and true or false
   special = slow or guard
-  jitWanted = enabled and (bpMode or slow or state.jitOff) and true or false
-  local jitDone = compat.setJitNeeded(jitWanted)
+  jitWanted = enabled and (slow or state.jitOff) and true or false
+  local jitDone = applyJit()
   if not jitDone then
     -- Inside a finalizer (the GC heartbeat attached or read a command): LuaJIT refuses to switch
     -- its compiler there. A count hook of 1 retries at the next instruction; the first one outside

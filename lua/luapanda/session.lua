@@ -32,6 +32,17 @@ S.RUNTIME_VERSION = "0.1.0"
 S.FEATURES = { "pause", "exceptions", "paging", "hitCondition", "logInterpolation", "functionNames",
   "coroutines", "configurationDone", "breakpointResults", "setField" }
 
+--- The features this connection has: S.FEATURES, and "jitCompiles" when LuaJIT's compiler stays
+--- on while attached (compiled code runs no hook: a pause takes effect when it leaves compiled
+--- code, and the IDE says so when one waits).
+function S.features()
+  if not compat.isJIT or S.settings.jitOffWhileAttached then return S.FEATURES end
+  local list = {}
+  for i, name in ipairs(S.FEATURES) do list[i] = name end
+  list[#list + 1] = "jitCompiles"
+  return list
+end
+
 -- User-editable settings (upstream names), exposed through LuaPanda.
 S.settings = {
   attachInterval = 1,          -- seconds between reconnect attempts
@@ -40,7 +51,8 @@ S.settings = {
   handshakeTimeoutSec = 10,    -- the IDE accepted the connection but sent nothing: give up
   pollInstructions = 100000,   -- count hook period while connected (0: notice commands at GC
                                -- cycles and LuaPanda.tick() only)
-  jitOffWhileAttached = true,  -- LuaJIT: compiled loops run no hook, so pause needs the JIT off
+  jitOffWhileAttached = false, -- LuaJIT: true keeps the compiler off while attached, so that
+                               -- pause stops even a compiled loop that never leaves its trace
   useNative = true,            -- use the native accelerator (luapanda_native<abi>) when found
   customGetSocketInstance = nil,
   stoppedProbeSec = 10,        -- while stopped and the IDE says nothing, check the link this often
@@ -484,7 +496,7 @@ function commands.initSuccess(info, id)
     runtime = "luapanda-mcp",
     runtimeVersion = S.RUNTIME_VERSION,
     luaVersion = compat.luaVersion,
-    features = S.FEATURES,
+    features = S.features(),
   }, id)
 end
 

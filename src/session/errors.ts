@@ -31,6 +31,7 @@ export const SESSION_ERRORS = {
   'runtime-load-failed': 3031,
   'interpreter-check-failed': 3032,
   'handshake-refused': 3033,
+  'pause-in-compiled-code': 3034,
 } as const;
 
 export type SessionErrorCode = keyof typeof SESSION_ERRORS;

@@ -18,6 +18,7 @@ import { Breakpoint, BreakpointSpec, BreakpointStore } from './breakpoints';
 import { BreakpointSync } from './breakpointSync';
 import type { Connector } from './connectors';
 import { SessionError, toSessionError } from './errors';
+import { pauseCompiledCode } from './compiledPause';
 import { ExitStatus, describeExit, exitNumber } from './exitStatus';
 import { HandleTable } from './handles';
 import { handshakeFor } from './handshakeSettings';
@@ -278,7 +279,9 @@ export class LuaSession extends EventEmitter<LuaSessionEvents> {
     if (!this.connection) {
       throw new SessionError('not-supported', 'The program runs without the debugger (noDebug).');
     }
-    if (this.features.has('pause')) {
+    if (this.features.has('jitCompiles')) {
+      await pauseCompiledCode(this.request('pause', {}, 0), this.settings.compiledPauseMs);
+    } else if (this.features.has('pause')) {
       await this.request('pause', {});
     } else {
       this.pauseEmulated = true;

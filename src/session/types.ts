@@ -35,6 +35,11 @@ export interface SessionSettings {
   readonly requestTimeoutMs: number;
   /** Longest child list asked for in one request when the runtime pages (feature `paging`). */
   readonly pagingLimit: number;
+  /**
+   * LuaJIT with its compiler on (feature `jitCompiles`): how long a pause may go unanswered
+   * before the caller is told that compiled code is running (the pause stays pending).
+   */
+  readonly compiledPauseMs: number;
 }
 
 export const DEFAULT_SETTINGS: Omit<SessionSettings, 'cwd'> = {
@@ -51,6 +56,7 @@ export const DEFAULT_SETTINGS: Omit<SessionSettings, 'cwd'> = {
   autoReconnect: false,
   requestTimeoutMs: 10_000,
   pagingLimit: 1000,
+  compiledPauseMs: 2000,
 };
 
 export type StopReason = 'entry' | 'breakpoint' | 'step' | 'pause' | 'exception';

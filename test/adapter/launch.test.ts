@@ -5,7 +5,7 @@ import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import { nativeBuildFile } from '../../src/session/nativeBuilds';
 import { NATIVE_DIR, luaInterpreters, nativeAbiOf } from '../harness/interpreters';
-import { DapTest, fixture, rawRequest } from './dapHarness';
+import { DapTest, fixture, markerLine, rawRequest } from './dapHarness';
 import { checkGolden, transcript } from './golden';
 
 for (const lua of luaInterpreters()) {
@@ -388,6 +388,39 @@ for (const lua of luaInterpreters()) {
       await t.dc.terminateRequest({});
       await t.ended();
     });
+
+    it(
+      lua.isLuaJIT
+        ? 'pauses compiled code when it leaves its trace, saying so while the pause waits'
+        : 'pauses a loop that LuaJIT would compile, inside the loop',
+      async () => {
+        const file = fixture('compiledLoop.lua');
+        await launch(file);
+        await t.waitForOutput(/spinning/);
+        if (lua.isLuaJIT) {
+          // The compiler stays on while attached: the loop runs no hook until it ends.
+          await assert.rejects(t.dc.pauseRequest({ threadId: 1 }), (error: Error) => {
+            assert.match(
+              error.message,
+              /pause is pending: the program is running LuaJIT-compiled code/,
+            );
+            assert.match(error.message, /jitOffWhileAttached = true/);
+            return true;
+          });
+          const stop = await t.stoppedAt('pause', file);
+          const afterLoop = [markerLine(file, 'after'), markerLine(file, 'spin') + 2];
+          assert.ok(afterLoop.includes(stop.top.line), `paused on line ${stop.top.line}`);
+        } else {
+          await t.dc.pauseRequest({ threadId: 1 });
+          const stop = await t.stoppedAt('pause', file);
+          const loop = [markerLine(file, 'spin') - 1, markerLine(file, 'spin')];
+          assert.ok(loop.includes(stop.top.line), `paused on line ${stop.top.line}`);
+          assert.equal(stop.frames[1].line, markerLine(file, 'long'));
+        }
+        await t.dc.terminateRequest({});
+        await t.ended();
+      },
+    );
 
     it('refuses a program with a syntax error, saying where', async () => {
       const file = fixture('syntaxError.lua');

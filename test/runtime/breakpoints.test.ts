@@ -205,6 +205,41 @@ for (const lua of runtimeVariants()) {
       assert.match(out, /hot done\t1000000/);
     });
 
+    it('keeps LuaJIT compiling with a breakpoint elsewhere, and still stops in a loop compiled before its breakpoint came', async () => {
+      const at = (marker: string) => lineOf('jitkeep.lua', marker);
+      const s = await startSession(lua, 'jitkeep.lua', {
+        breakpoints: { 'jitkeep.lua': [{ type: 2, line: at('never') }] },
+      });
+      // Long enough for LuaJIT to compile the loop, and the branch of its late iteration.
+      await new Promise((r) => setTimeout(r, 400));
+      await s.ide.connection.request('setBreakPoint', {
+        path: fixture('jitkeep.lua'),
+        bks: [
+          { type: 2, line: at('never') },
+          { type: 2, line: at('late') },
+        ],
+      });
+      const stop = await s.ide.nextStop('stopOnBreakpoint', 8_000);
+      assert.equal(topOf(stop.stack).line, at('late'));
+      // Steps reach every line (the compiler is off while one runs).
+      await s.ide.connection.request('stopOnStep', {});
+      const stepped = await s.ide.nextStop('stopOnStep', 8_000);
+      assert.ok(
+        [at('late') + 1, at('late') - 3].includes(topOf(stepped.stack).line),
+        `stepped to line ${topOf(stepped.stack).line}`,
+      );
+      await s.ide.connection.request('setBreakPoint', { path: fixture('jitkeep.lua'), bks: [] });
+      await s.ide.connection.request('runREPLExpression', {
+        Expression: 'finished = true',
+        stackId: String(topOf(stepped.stack).index),
+      });
+      await s.ide.connection.request('continue', {});
+      const out = await finish(s);
+      assert.match(out, /compiler off with a breakpoint elsewhere:\tfalse/);
+      assert.match(out, /compiler off after the last breakpoint:\tfalse/);
+      assert.match(out, /jitkeep done\ttrue\ttrue/);
+    });
+
     it('light idle mode: no hook while idle, yet a breakpoint sent while running arrives at a GC cycle', async () => {
       // Under LuaJIT the compiler stays on and the loop is compiled: the breakpoint arrives in a GC
       // finalizer, where LuaJIT refuses jit.off/flush; the runtime retries from a one-instruction

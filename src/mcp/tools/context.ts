@@ -144,7 +144,8 @@ export function deadlineFor(
 
 /**
  * Waits (until the deadline) for the next stop or end of `session` after `mark`, and describes
- * the outcome. `unanswered` names a command the debugger did not confirm, for the message.
+ * the outcome. `unconfirmed` says why the command that set it going was not confirmed (see
+ * `sendCommand`), for a timeout's message.
  */
 export async function awaitStop(
   context: ToolContext,
@@ -153,7 +154,7 @@ export async function awaitStop(
   deadline: Deadline,
   extras: CallExtras,
   waitingFor: string,
-  unanswered?: string,
+  unconfirmed?: string,
 ): Promise<ToolResult> {
   extras.progress(waitingFor);
   const heartbeat = setInterval(() => extras.progress(waitingFor), 5_000);
@@ -168,7 +169,7 @@ export async function awaitStop(
   }
   const result =
     outcome.kind === 'timeout'
-      ? timeoutResult(context, session, deadline, unanswered)
+      ? timeoutResult(context, session, deadline, unconfirmed)
       : await describeOutcome(context, session, outcome, deadline);
   return withWarnings(result, context.monitor.takeWarnings(session.id));
 }
@@ -183,7 +184,7 @@ function timeoutResult(
   context: ToolContext,
   session: DebugSessionPort,
   deadline: Deadline,
-  unanswered: string | undefined,
+  unconfirmed: string | undefined,
 ): ToolResult {
   const within = `No stop within ${deadline.seconds} s (timeout_seconds).`;
   const busy = context.monitor.busyWith(session.id);
@@ -195,9 +196,7 @@ function timeoutResult(
         'it waits for one, then call get_debug_state; or stop_debugging to end the wait.',
     };
   }
-  const what = unanswered
-    ? `The debugger did not confirm ${unanswered} (the Lua side did not answer it); the program may be busy in native code, or hung.`
-    : 'The program is still running.';
+  const what = unconfirmed ?? 'The program is still running.';
   return {
     status: 'timeout',
     message:

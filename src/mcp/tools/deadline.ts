@@ -5,6 +5,7 @@
  * left to finish on its own, unheeded. The debugger's own request timeouts (10 s by default) are
  * not the agent's deadline and never lengthen or shorten it.
  */
+import { COMPILED_PAUSE_MESSAGE } from '../../session/compiledPause';
 import { SESSION_ERRORS } from '../../session/errors';
 import { DapRequestError } from '../dapClient';
 import type { ToolResult } from '../results';
@@ -83,4 +84,19 @@ export function isRequestTimeout(error: unknown): boolean {
     error instanceof DapRequestError &&
     (error.timedOut || error.errorId === SESSION_ERRORS['request-timeout'])
   );
+}
+
+/**
+ * Whether `error` is the debugger saying a pause waits for LuaJIT-compiled code to end (the
+ * pause stays pending). Through VS Code's debug API only the message survives, so it is
+ * recognised by its text as well as by the DAP error id.
+ */
+export function isCompiledPause(error: unknown): boolean {
+  if (
+    error instanceof DapRequestError &&
+    error.errorId === SESSION_ERRORS['pause-in-compiled-code']
+  ) {
+    return true;
+  }
+  return error instanceof Error && error.message.includes(COMPILED_PAUSE_MESSAGE);
 }

@@ -22,7 +22,13 @@ import {
   findStoppedSession,
   messageOf,
 } from './context';
-import { Deadline, WaitEnded, isRequestTimeout, waitEndedResult } from './deadline';
+import {
+  Deadline,
+  WaitEnded,
+  isCompiledPause,
+  isRequestTimeout,
+  waitEndedResult,
+} from './deadline';
 import { checkStartFilters, filtersArg } from './exceptionFilters';
 
 const asyncOutput = {
@@ -158,8 +164,8 @@ async function resume(
     const badThread = await deadline.within(checkThread(session, threadId), "'threads'");
     if (badThread) return badThread;
     const mark = context.monitor.mark();
-    const unanswered = await sendCommand(session, command, { threadId }, deadline);
-    if (!unanswered) context.monitor.markRunning(session.id, mark);
+    const unconfirmed = await sendCommand(session, command, { threadId }, deadline);
+    if (!unconfirmed) context.monitor.markRunning(session.id, mark);
     const what = command === 'continue' ? 'the next stop or the end' : 'the step to finish';
     return await awaitStop(
       context,
@@ -168,7 +174,7 @@ async function resume(
       deadline,
       extras,
       `waiting for ${what}…`,
-      unanswered,
+      unconfirmed,
     );
   } catch (e) {
     if (e instanceof WaitEnded) return waitEndedResult(e, deadline);
@@ -179,7 +185,8 @@ async function resume(
 /**
  * Sends a command that sets the program going, within the deadline. When the debugger gives up
  * on the Lua side's answer before the deadline, the command may still take effect (a stop may
- * still come): resolves with its name for the message, and the wait goes on.
+ * still come): resolves with a sentence saying so, for a timeout's message, and the wait goes on.
+ * So does a pause that waits for LuaJIT-compiled code to end (the debugger's explanation).
  */
 async function sendCommand(
   session: DebugSessionPort,
@@ -191,7 +198,13 @@ async function sendCommand(
     await deadline.within(session.customRequest(command, args), `'${command}'`);
     return undefined;
   } catch (e) {
-    if (isRequestTimeout(e)) return `'${command}'`;
+    if (isRequestTimeout(e)) {
+      return (
+        `The debugger did not confirm '${command}' (the Lua side did not answer it); the ` +
+        'program may be busy in native code, or hung.'
+      );
+    }
+    if (isCompiledPause(e)) return messageOf(e);
     throw e;
   }
 }
@@ -277,7 +290,7 @@ export const pauseDebugging = defineTool({
         ).threads[0]?.id ??
         1;
       const mark = context.monitor.mark();
-      const unanswered = await sendCommand(session, 'pause', { threadId }, deadline);
+      const unconfirmed = await sendCommand(session, 'pause', { threadId }, deadline);
       return await awaitStop(
         context,
         session,
@@ -285,7 +298,7 @@ export const pauseDebugging = defineTool({
         deadline,
         extras,
         'waiting for the program to pause…',
-        unanswered,
+        unconfirmed,
       );
     } catch (e) {
       if (e instanceof WaitEnded) return waitEndedResult(e, deadline);
