@@ -51,6 +51,7 @@ async function workspaceFor(lua: LuaInterpreter): Promise<string> {
     launch('game', 'game.lua'),
     launch('game (stop on entry)', 'game.lua', { stopOnEntry: true }),
     launch('forever', 'forever.lua'),
+    launch('compiled loop', 'compiledLoop.lua'),
     launch('broken', 'broken.lua'),
     launch('missing program', 'no-such-file.lua'),
   ]);
@@ -247,6 +248,29 @@ for (const lua of luaInterpreters()) {
       const interrupted = await waiting;
       assert.equal(interrupted.status, 'interrupted', JSON.stringify(interrupted));
     });
+
+    it(
+      lua.isLuaJIT
+        ? 'says why a pause waits while compiled code runs, and stops when the loop ends'
+        : 'pauses a loop LuaJIT would compile',
+      async () => {
+        const client = await connect();
+        const started = await call(client, 'start_debugging', {
+          configuration_name: 'compiled loop',
+          timeout_seconds: 2,
+        });
+        assert.equal(started.status, 'timeout', JSON.stringify(started));
+        if (lua.isLuaJIT) {
+          const waiting = await call(client, 'pause_debugging', { timeout_seconds: 3 });
+          assert.equal(waiting.status, 'timeout', JSON.stringify(waiting));
+          assert.match(waiting.message ?? '', /running LuaJIT-compiled code/);
+          assert.match(waiting.message ?? '', /jitOffWhileAttached = true/);
+        }
+        const paused = stopOf(await call(client, 'pause_debugging', { timeout_seconds: 30 }));
+        assert.equal(paused.reason, 'pause');
+        assert.equal((await call(client, 'stop_debugging')).status, 'success');
+      },
+    );
 
     it('a cancelled wait leaves the session running', async () => {
       const client = await connect();
