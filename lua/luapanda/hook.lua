@@ -504,7 +504,9 @@ local flushedFor = -1
 -- whenever the breakpoints change. False when LuaJIT refused (inside a finalizer).
 local function applyJit()
   if not compat.setJitNeeded(jitWanted) then return false end
-  if not isJIT or jitWanted or not bpMode or flushedFor == breakpoints.generation then return true end
+  -- (Switching the compiler off flushes too, and nothing compiles while it is off.)
+  if jitWanted then flushedFor = breakpoints.generation return true end
+  if not isJIT or not bpMode or flushedFor == breakpoints.generation then return true end
   if not compat.flushJit() then return false end
   flushedFor = breakpoints.generation
   return true

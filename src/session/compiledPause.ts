@@ -8,8 +8,8 @@
 import { SessionError } from './errors';
 
 export const COMPILED_PAUSE_MESSAGE =
-  'The pause is pending: the program is running LuaJIT-compiled code, which runs no debug hook, ' +
-  'so it stops when it leaves compiled code (a call the compiler does not inline, a garbage ' +
+  'The pause is pending: the program is running LuaJIT-compiled code (or a long call into C), ' +
+  'which runs no debug hook, so it stops when it leaves compiled code (a call the compiler does not inline, a garbage ' +
   'collection step, the end of the loop). A compiled loop that never leaves its trace cannot be ' +
   'paused this way: set LuaPanda.settings.jitOffWhileAttached = true in the program (before ' +
   'start()) to keep the compiler off while the debugger is attached, so that pause stops anywhere.';

@@ -13,6 +13,7 @@ import { LuaInterpreter, luaInterpreters } from '../harness/interpreters';
 import { REPO_ROOT } from '../harness/luaProcess';
 
 const FIXTURES = path.join(REPO_ROOT, 'test', 'fixtures', 'mcp-workspace');
+const COMPILED_LOOP = path.join(REPO_ROOT, 'test', 'fixtures', 'adapter', 'compiledLoop.lua');
 
 type Result = ToolCallResult;
 interface StopData {
@@ -38,6 +39,8 @@ async function workspaceFor(lua: LuaInterpreter): Promise<string> {
   for (const file of await fs.readdir(FIXTURES)) {
     files[file] = await fs.readFile(path.join(FIXTURES, file), 'utf8');
   }
+  // The loop the adapter tests pause in LuaJIT-compiled code, shared rather than copied.
+  files['compiledLoop.lua'] = await fs.readFile(COMPILED_LOOP, 'utf8');
   const launch = (name: string, program: string, extra: object = {}) => ({
     type: 'luapanda',
     request: 'launch',
