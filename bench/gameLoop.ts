@@ -16,8 +16,8 @@
  * several runs divided by the median of plain runs interleaved with them. Slow cells run fewer
  * frames (every frame costs about the same). A native cell that did not get the accelerator
  * fails the run. Also printed: plain milliseconds per frame.
- * Run alone: `node out/bench/gameLoop.js` (after `npm run compile`); LUAPANDA_BENCH_RUNS=3 and
- * LUAPANDA_BENCH_LUA=lua5.4,luajit make it shorter.
+ * Run alone: `node out/bench/gameLoop.js` (after `npm run compile`); LUAPANDA_BENCH_RUNS=3,
+ * LUAPANDA_BENCH_LUA=lua5.4,luajit and LUAPANDA_BENCH_SITUATIONS=idle,bpElsewhere make it shorter.
  */
 import { LuaNotification } from '../src/protocol';
 import {
@@ -36,7 +36,7 @@ const FRAMES: Record<string, number> = { 'lua5.4': 3000, 'lua5.1': 3000, luajit:
 
 /**
  * Cells that are much slower run this many times fewer frames (pure, native), so that a run stays
- * near a second. LuaJIT's compiler is off while attached, hence its larger divisors.
+ * near a second. LuaJIT's hooks send code to its interpreter, hence its larger divisors.
  */
 const SLOW: Partial<Record<GameSituation, Record<string, [number, number]>>> = {
   idle: { luajit: [4, 4] },
@@ -50,7 +50,11 @@ interface Cell {
   readonly spec: GameSituationSpec;
   readonly native: boolean;
 }
-const CELLS: Cell[] = GAME_SITUATIONS.flatMap((spec) => [
+/** LUAPANDA_BENCH_SITUATIONS=idle,hotCondition runs only those situations. */
+const onlySituations = process.env.LUAPANDA_BENCH_SITUATIONS?.split(',');
+const CELLS: Cell[] = GAME_SITUATIONS.filter(
+  (spec) => !onlySituations || onlySituations.includes(spec.situation),
+).flatMap((spec) => [
   { spec, native: false },
   { spec, native: true },
 ]);

@@ -147,10 +147,9 @@ static void cacheSet(lua_State *L, intptr_t ci, int has) {
   lpn.cacheValid = 1;
 }
 
-static void callLua(lua_State *L, int ref, int line) {
+static void callLua(lua_State *L, int ref) {
   lua_rawgeti(L, LUA_REGISTRYINDEX, ref);
-  if (line >= 0) lua_pushinteger(L, line);
-  if (lua_pcall(L, line >= 0 ? 1 : 0, 0, 0) != 0) {
+  if (lua_pcall(L, 0, 0, 0) != 0) {
     lpn.callbackErrors++;
     lua_pop(L, 1);
   }
@@ -161,7 +160,7 @@ static void callLua(lua_State *L, int ref, int line) {
 static void doPoll(lua_State *L) {
   lpn_pollRequested = 0;
   lpn.polls++;
-  callLua(L, lpn.refPollFn, -1);
+  callLua(L, lpn.refPollFn);
   if (lpn.watching) lpn_watchAck();
 }
 
@@ -291,8 +290,16 @@ static void onLine(lua_State *L, lua_Debug *ar) {
   if (!lpn.cacheHas) return;
   hit = lineHolds(L, ar->currentline);
   if (hit) {
+    /* hit(line, fn): the function is known here, so the runtime need not look it up. */
     lpn.hits++;
-    callLua(L, lpn.refHitFn, ar->currentline);
+    lua_rawgeti(L, LUA_REGISTRYINDEX, lpn.refHitFn);
+    lua_pushinteger(L, ar->currentline);
+    if (!lua_getinfo(L, "f", ar)) lua_pushnil(L);
+    if (lua_pcall(L, 2, 0, 0) != 0) {
+      lpn.callbackErrors++;
+      lua_pop(L, 1);
+    }
+    lpn_invalidateCache(); /* the runtime may have stopped, changed breakpoints or hooks */
   }
 }
 

@@ -22,7 +22,7 @@
 #include "lauxlib.h"
 
 /* What the Lua side checks before using the module (bump on any change of the Lua interface). */
-#define LPN_API_VERSION 1
+#define LPN_API_VERSION 2
 
 /* The hook modes of lua/luapanda/hook.lua. NONE: no event but the count (if any). */
 #define LPN_MODE_NONE (-1)

@@ -107,16 +107,25 @@ local function workerBody(call, args)
   end
 end
 
-local function budgetExceeded()
-  error("evaluation stopped: it ran more than " .. M.budget .. " instructions (endless loop?)", 0)
+-- The budget: the worker's count hook fires every TICK instructions and counts them for the
+-- evaluation that runs (set once per worker: a debug.sethook per evaluation would cost more
+-- than a short condition).
+local TICK = 1000
+local ticks = 0
+local function budgetTick()
+  ticks = ticks + 1
+  if ticks * TICK > M.budget then
+    error("evaluation stopped: it ran more than " .. M.budget .. " instructions (endless loop?)", 0)
+  end
 end
 
 --- Runs call(unpack(args)) in the worker. Returns true, value or false, message.
 local function run(call, args)
   if not worker or status(worker) ~= "suspended" then
     worker = create(workerBody)
+    if not compat.isJIT then sethook(worker, budgetTick, "", TICK) end
   end
-  if not compat.isJIT then sethook(worker, budgetExceeded, "", M.budget) end
+  ticks = 0
   local ok, marker, value = resume(worker, call, args)
   if not ok then
     worker = nil
@@ -171,10 +180,13 @@ local function readLocals(level, entry)
 end
 
 --- Evaluates `text` in the frame at `level` (relative to the caller), stopped at `line` (the
---- locals active there are the same each time). Returns true, value or false, message.
-function M.evaluate(text, level, line)
-  local info = getinfo(level + 1, "f")
-  local fn = info and info.func
+--- locals active there are the same each time); `fn`, that frame's function when the caller knows
+--- it. Returns true, value or false, message.
+function M.evaluate(text, level, line, fn)
+  if fn == nil then
+    local info = getinfo(level + 1, "f")
+    fn = info and info.func
+  end
   if type(fn) ~= "function" then return false, "no frame" end
   local byFn = compiled[text]
   if not byFn then

@@ -16,67 +16,86 @@ local raw = {
   status = coroutine.status, close = rawget(coroutine, "close"),
 }
 M.raw = raw
-local pack, unpack = compat.pack, compat.unpack
-local known = setmetatable({}, { __mode = "k" })     -- co -> { wrap = bool, protected = bool }
-local resumers = setmetatable({}, { __mode = "k" })  -- co -> { key, handle }
+local known = setmetatable({}, { __mode = "k" }) -- co -> entry, see adopt
 local session
-local onDeath = nil -- function(co, err, entry, marker): a coroutine ended with an error
+local onDeath = nil -- function(co, err, entry, marker, protected): a coroutine ended with an error
+local isJIT = compat.isJIT
+local currentThread = compat.currentThread
+local status = raw.status
+local pack, unpack = compat.pack, compat.unpack
+local holdsThreads = hook.hooksHoldThreads -- Lua 5.2: see hook.afterResume
+
+-- 5.1 (not LuaJIT) keeps a level for a frame a tail call replaced: the finishing functions below,
+-- reached by tail calls, stand one level higher there than the functions that called them.
+local TAIL = (compat.is51 and not isJIT) and 1 or 0
 
 function M.info(co) return known[co] end
 
---- The thread that resumed `key` (key, handle), or nil.
+--- The thread that resumed `key` (key, handle, snapshot of its frames or nil), while it runs.
 function M.resumerOf(key)
-  local r = resumers[key]
-  if r then return r.key, r.handle, r.snapshot end
+  local e = known[key]
+  if e and e.by ~= nil then return e.by, e.byHandle, e.snapshot end
   return nil
 end
 
+-- What the runtime knows of a coroutine: { wrap = made by coroutine.wrap; while a resume runs it:
+-- by, byHandle = the resuming thread (key, handle), snapshot = that thread's frames when it has no
+-- handle; inner = { threads, err }: coroutines it resumed that died of the error it is dying of }.
 local function adopt(co)
-  if not known[co] then
-    known[co] = {}
+  local e = known[co]
+  if not e then
+    e = {}
+    known[co] = e
     hook.prepare(co)
   end
-  return known[co]
+  return e
 end
 
+local finish
+
+-- The hot path of every resume: no table, no stack walk unless something could stop. What only
+-- matters when the coroutine has died or a step was left in it is done after it returns.
 local function resume(...)
   local co = ...
   if type(co) ~= "thread" then
     -- Fail as the original does (its message, the program's position; `...` keeps "no value").
     argerrors.reraise(raw.resume, "coroutine.resume", ...)
   end
-  local entry = adopt(co)
-  local key, handle = compat.currentThread()
-  local record = { key = key, handle = handle }
-  if handle == nil and session.link then
+  local entry = known[co] or adopt(co)
+  -- Running or resuming another: the resume fails, as the original says; nothing to record.
+  if entry.by ~= nil then return raw.resume(...) end
+  local key, handle = currentThread()
+  entry.by, entry.byHandle = key, handle
+  if handle == nil and session.link and hook.anyActive() then
     -- The main thread of 5.1/LuaJIT has no handle: keep a description of its frames (no
     -- variables) for the resumer chain, only while something could stop.
-    local state = hook.state()
-    if state.bpMode or state.slow then record.snapshot = stack.snapshot(2) end
+    entry.snapshot = stack.snapshot(2)
   end
-  resumers[co] = record
-  if session.link and entry.wrap then entry.protected = session.isProtected and session.isProtected(2) end
   hook.switchTo(co)
-  hook.beforeResume(co)
-  local generation = hook.generation
-  local r = pack(raw.resume(...))
-  resumers[co] = nil
-  hook.afterResume(co)
+  if holdsThreads then hook.beforeResume(co) end
+  return finish(co, entry, key, hook.generation, raw.resume(...))
+end
+M.resume = resume
+
+finish = function(co, entry, key, generation, ok, ...)
+  entry.by, entry.byHandle, entry.snapshot = nil, nil, nil
+  if holdsThreads or status(co) == "dead" then hook.afterResume(co) end
   hook.switchTo(nil)
-  if not compat.isJIT and generation ~= hook.generation then
+  if not isJIT and generation ~= hook.generation then
     -- The debugger changed state while the coroutine ran (a step, new breakpoints): the resuming
     -- thread may have no handle to be updated from there, so update it now.
     hook.refresh()
   end
-  if not r[1] and onDeath and session.link and raw.status(co) == "dead" then
-    pcall(onDeath, co, r[2], entry, resume)
+  if not ok and onDeath and session.link and status(co) == "dead" then
+    -- Whether the error is caught where a coroutine.wrap function was called (2: that caller).
+    local protected = entry.wrap and session.isProtected(2 + TAIL)
+    pcall(onDeath, co, (...), entry, finish, protected)
   end
   if session.link and session.isStepping() then
-    session.onThreadLeft(co, key, stack.levelsFromCaller() - 1 - patches.extraLevels())
+    session.onThreadLeft(co, key, stack.levelsFromCaller() - 1 - TAIL - patches.extraLevels())
   end
-  return unpack(r, 1, r.n)
+  return ok, ...
 end
-M.resume = resume
 
 --- The dead thread of a coroutine.wrap function (the interpreter's C closure over its thread)
 --- standing at `level` (relative to the caller), which is raising its coroutine's error; or nil.
@@ -109,17 +128,56 @@ end
 local positionsNumbers = compat.is51 and not compat.isJIT or _VERSION == "Lua 5.2"
 local closesOnError = raw.close ~= nil
 
+-- A wrap function's results are read back in its own frame, so that an error is raised from
+-- there (the program's traceback names that frame as it names the interpreter's wrap function;
+-- a tail call would lose the name). `buf`, one per wrap function, holds them meanwhile: up to
+-- three values in its slots (no table per call), more in a packed table. Nothing of the program
+-- stays in it once read.
+local function keep(buf, ok, ...)
+  local n = select("#", ...)
+  buf.n = n
+  if n <= 3 then
+    buf[1], buf[2], buf[3] = ...
+  else
+    buf.all = pack(...)
+  end
+  return ok
+end
+
+local function firstKept(buf)
+  local all = buf.all
+  if all then
+    buf.all = nil
+    return all[1]
+  end
+  local err = buf[1]
+  buf[1], buf[2], buf[3] = nil, nil, nil
+  return err
+end
+
 local function wrap(...)
   local f = ...
   if type(f) ~= "function" then argerrors.reraise(raw.wrap, "coroutine.wrap", ...) end
   local co = create(f)
   known[co].wrap = true
+  local buf = {}
   return patches.visible(function(...)
-    local bodyRan = raw.status(co) == "suspended"
-    local r = pack(resume(co, ...))
-    if r[1] then return unpack(r, 2, r.n) end
-    local err = r[2]
-    if closesOnError and bodyRan and raw.status(co) == "dead" then
+    local bodyRan = closesOnError and status(co) == "suspended"
+    if keep(buf, resume(co, ...)) then
+      local n, all = buf.n, buf.all
+      if all then
+        buf.all = nil
+        return unpack(all, 1, all.n)
+      end
+      local a, b, c = buf[1], buf[2], buf[3]
+      buf[1], buf[2], buf[3] = nil, nil, nil
+      if n == 0 then return end
+      if n == 1 then return a end
+      if n == 2 then return a, b end
+      return a, b, c
+    end
+    local err = firstKept(buf)
+    if closesOnError and bodyRan and status(co) == "dead" then
       local closed, closeErr = raw.close(co)
       if not closed then err = closeErr end
     end

@@ -34,6 +34,12 @@ local runFileBody = nil
 -- handler that sees it next does not stop on it a second time.
 local reported = nil
 
+--- Whether `err` is `inner`, or `inner` raised again with a position in front.
+local function sameError(err, inner)
+  return rawequal(err, inner) or (type(err) == "string" and type(inner) == "string"
+    and #err >= #inner and string.sub(err, -#inner) == inner)
+end
+
 local function markReported(message) reported = message end
 
 --- True when `message` is the error just stopped on, or that error re-raised with a position in
@@ -41,9 +47,7 @@ local function markReported(message) reported = message end
 local function isReported(message)
   local r = reported
   if r == nil then return false end
-  if rawequal(r, message) then return true end
-  return type(r) == "string" and type(message) == "string" and #message >= #r
-    and string.sub(message, -#r) == r
+  return sameError(message, r)
 end
 
 --- isReported, and forgotten: the last handler the error meets asks this.
@@ -88,9 +92,7 @@ local lastDeath = setmetatable({}, { __mode = "v" })
 local function deadThreadOf(message)
   local co, err = lastDeath.co, lastDeath.err
   if co == nil or err == nil then return nil end
-  local same = rawequal(message, err) or (type(message) == "string" and type(err) == "string"
-    and #message >= #err and string.sub(message, -#err) == err)
-  if not same then return nil end
+  if not sameError(message, err) then return nil end
   lastDeath.co, lastDeath.err = nil, nil
   return co, err
 end
@@ -103,15 +105,30 @@ end
 
 --- A coroutine died of an error, and its stack is still there. coroutine.resume returns the
 --- error (a caught error); coroutine.wrap raises it again in its caller, so there it is uncaught
---- unless that caller is protected.
-local function onCoroutineDeath(co, err, entry, marker)
-  local uncaught = entry.wrap and not entry.protected
-  lastDeath.co, lastDeath.err = co, err
-  local assertion = diedInAssert(co)
+--- unless that caller is protected. `protected` is nil when that is not known yet: the caller
+--- is itself the body of a coroutine.wrap function with nothing protecting it, so the error ends
+--- that coroutine too, and is decided there, showing the frames of both (innermost first).
+local function onCoroutineDeath(co, err, entry, marker, protected)
+  local threads, threadErr = { co }, err
+  local inner = entry.inner
+  entry.inner = nil
+  if inner and sameError(err, inner.err) then
+    threads, threadErr = inner.threads, inner.err
+    threads[#threads + 1] = co
+  end
+  lastDeath.co, lastDeath.err = threads[1], threadErr
+  if entry.wrap and protected == nil then
+    local resumer = coroutines.info((compat.currentThread()))
+    if resumer then resumer.inner = { threads = threads, err = threadErr } end
+    return
+  end
+  local uncaught = entry.wrap and not protected
+  local assertion = diedInAssert(threads[1])
   if not wanted(uncaught, assertion) or isReported(err) then return end
   -- What raises it again (coroutine.wrap, a handler above) then knows it was stopped on.
   if entry.wrap then markReported(err) end
-  session.onException(err, uncaught, marker, co, assertion)
+  session.onException(err, uncaught, marker, #threads == 1 and co or threads, assertion,
+    #threads > 1 and threadErr or nil)
 end
 
 --- Whether the caught-error handlers must run (pcall and xpcall replaced).
@@ -166,22 +183,40 @@ protectors[raw.xpcall] = true
 protectors[wrappedPcall] = true
 protectors[wrappedXpcall] = true
 
---- Whether an error raised at `level` (relative to the caller) would be caught.
-function M.isProtected(level)
-  local l = level + 1
+-- Whether a frame of `thread` (nil: the running one) from `first` down catches an error: true, false
+-- (the launched program's body: nothing catches it there), or nil (none decides).
+local function catcherBelow(thread, first)
+  local l = first
   while true do
-    local info = getinfo(l, "f")
-    if not info then break end
+    local info
+    if thread then info = getinfo(thread, l, "f") else info = getinfo(l, "f") end
+    if not info then return nil end
     -- (5.1 lists a tail call as a level without a function: it is neither.)
     if info.func ~= nil and info.func == runFileBody then return false end
     if protectors[info.func] then return true end
     l = l + 1
   end
+end
+
+--- Whether an error raised at `level` (relative to the caller) would be caught. In the body of a
+--- coroutine.wrap function nothing catching it means the error goes on where that function was
+--- called: in the thread that resumed it, read where it waits. nil: that is the main thread of
+--- 5.1 or LuaJIT, which cannot be read from a coroutine; the error ends the coroutine and is
+--- decided there (those versions close nothing of a dead coroutine, so its frames stay).
+function M.isProtected(level)
+  local found = catcherBelow(nil, level + 2)
+  if found ~= nil then return found end
   local key = compat.currentThread()
-  if key == compat.MAIN then return false end
-  local entry = coroutines.info(key)
-  if entry and entry.wrap then return entry.protected and true or false end
-  return true -- a plain coroutine: coroutine.resume returns the error
+  while true do
+    if key == compat.MAIN then return false end
+    local entry = coroutines.info(key)
+    if not (entry and entry.wrap) then return true end -- coroutine.resume returns the error
+    local by, byHandle = coroutines.resumerOf(key)
+    if by == nil or byHandle == nil then return nil end
+    found = catcherBelow(byHandle, 0)
+    if found ~= nil then return found end
+    key = by
+  end
 end
 
 local function onUncaught(message, handler, thread)

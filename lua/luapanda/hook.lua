@@ -39,6 +39,7 @@ local watching = false  -- its watcher notices IDE commands: no count hook is ne
 local refreshAll        -- M.refresh, for the hooks below
 local hooksHoldThreads  -- Lua 5.2: see M.afterResume
 local jitWanted, retryJit -- LuaJIT: the compiler state wanted, and the hook that retries it
+local programHooked = false -- the program has set a hook of its own since the runtime started
 
 -- `inside` (the runtime's own code runs) is mirrored into the C hook, which must then stay quiet.
 local function setInsideFlag(v)
@@ -346,6 +347,7 @@ end
 
 --- The program set or removed its own hook on a thread: every thread gets its hook anew.
 function M.onProgramHook(key)
+  programHooked = true
   -- (The main thread's key is not its handle: it must not enter the pool of coroutines.)
   if type(key) == "thread" and not compat.isJIT then pool[key] = true end
   if enabled then M.refresh() end
@@ -374,14 +376,14 @@ end
 
 -- Native accelerator callbacks: called by the C hook, so the code that fired the hook is at
 -- level 2 and these functions stand where the Lua hook would (session finds the code below them).
-local function nativeHit(line)
+-- `fn`: the function running `line` (level 2 here; 4 seen from session.onBreakpoint under pcall).
+local function nativeHit(line, fn)
   if inside or slow or not bpMode then return end
-  local info = getinfo(2, "f")
-  local lines = info and verdict(info.func)
+  local lines = verdicts[fn] or verdict(fn)
   local bp = lines and lines[line]
   if not bp then return end
   setInsideFlag(true)
-  pcall(session.onBreakpoint, bp, line, nativeHit)
+  pcall(session.onBreakpoint, bp, line, nativeHit, 4, fn)
   setInsideFlag(false)
 end
 
@@ -443,6 +445,7 @@ refreshAll = M.refresh
 -- it weak): a suspended coroutine the program dropped would never be collected. There, a
 -- coroutine carries its hook only while it runs.
 hooksHoldThreads = _VERSION == "Lua 5.2" and not compat.isJIT
+M.hooksHoldThreads = hooksHoldThreads
 
 --- A resume is about to run `co` (already prepared once).
 function M.beforeResume(co)
@@ -469,11 +472,12 @@ end
 --- the native watcher, it must know which thread runs, to make that one poll.
 function M.switchTo(co)
   if not enabled then return end
-  if watching and not compat.isJIT then
+  if watching and not isJIT then
     if co then native.running(co) else native.running() end
     return
   end
-  if not compat.isJIT then return end
+  -- Idle, every thread wants the same hook (a program's own hook may make them differ).
+  if not isJIT or not (bpMode or special or programHooked) then return end
   -- Not forced: the mask rarely changes, and each debug.sethook would start the count anew.
   local h = hookFor(compat.currentThread())
   if co then
@@ -550,6 +554,9 @@ end
 --- Whether the installed hooks read the IDE's commands by themselves (a count hook, or the
 --- native accelerator's watcher); if not, the GC heartbeat and LuaPanda.tick() do.
 function M.polls() return enabled and (watching or pollEvery > 0) end
+
+--- Whether anything could stop the program now (breakpoints, a step, a pause…).
+function M.anyActive() return bpMode or slow end
 
 function M.state()
   return { enabled = enabled, bpMode = bpMode, slow = slow, pollEvery = pollEvery,

@@ -184,7 +184,7 @@ local pendingProblem = nil
 
 --- Stops the program: sends the notification and serves commands until one resumes it.
 --- `base` is the level of the stopped code relative to the caller of S.stop; `thread`, a dead
---- coroutine whose frames are shown on top (the error that ended it; `threadError`, that error
+--- coroutine (or a list of them, innermost first) whose frames are shown on top (the error that ended it; `threadError`, that error
 --- when it differs from the one stopped on). Whatever fails here, the program goes on: a stop that
 --- cannot reach the IDE is reported and skipped.
 function S.stop(cmd, base, info, thread, threadError)
@@ -279,9 +279,9 @@ local function interpolate(bp, level)
 end
 
 --- Decides whether a breakpoint whose line was reached fires. `base` relative to the caller.
-local function breakpointFires(bp, base)
+local function breakpointFires(bp, base, fn)
   if bp.condition then
-    local ok, value = conditions.evaluate(bp.condition, base + 1, bp.line)
+    local ok, value = conditions.evaluate(bp.condition, base + 1, bp.line, fn)
     if not ok then
       -- Said once per breakpoint: a condition that fails is false, and the user should know why.
       if not bp.conditionError then
@@ -339,11 +339,12 @@ function S.guardReturn(hookFn)
 end
 
 -- Called by the hook on a line that holds a breakpoint (fast path).
-function S.onBreakpoint(bp, line, hookFn)
+function S.onBreakpoint(bp, line, hookFn, codeAt, fn)
   if not S.link or S.stopped then return end
-  local base = codeLevel(hookFn)
+  -- (The native hook knows where the code is: `codeAt`, the level seen from here, and its `fn`.)
+  local base = codeAt or codeLevel(hookFn)
   if not base then return end
-  if breakpointFires(bp, base) then
+  if breakpointFires(bp, base, fn) then
     S.stop("stopOnBreakpoint", base, { hitLines = { line } })
   end
 end
@@ -397,7 +398,8 @@ function S.isStepping() return step ~= nil end
 
 -- Exceptions -------------------------------------------------------------------------------------
 --- Called from error paths (message handlers, error/assert wrappers, coroutine.resume). `marker`
---- is the function whose caller raised the error; `thread`, a coroutine the error ended;
+--- is the function whose caller raised the error; `thread`, a coroutine the error ended (or a
+--- list of them, innermost first);
 --- `assertion`, raised by assert (the "assert" filter stops on those, caught or not);
 --- `threadError`, the error that ended `thread` when it is not `message` itself.
 function S.onException(message, uncaught, marker, thread, assertion, threadError)

@@ -127,18 +127,19 @@ local function skipInfo(info)
 end
 
 --- Captures the stack of the stopped thread starting at `base` (a level relative to the
---- caller), then the resumer chain given by `resumerOf(threadKey) -> key, handle`.
+--- caller), then the resumer chain given by `resumerOf(threadKey) -> key, handle`; `thread`: a
+--- dead coroutine, or a list of them, whose frames come first.
 function M.capture(base, resumerOf, thread, threadError)
   M.reset()
   local total = levelsFromCaller() - 1 -- relative to M.capture's caller
   local key, handle = compat.currentThread()
   local coName = key == compat.MAIN and "main" or tostring(key)
-  if thread then
-    -- A coroutine that died of an error keeps its stack: its frames come first, as it resumed
-    -- from the running code.
+  -- A coroutine that died of an error keeps its stack: its frames come first, as it resumed
+  -- from the running code (a list: coroutines that died of the same error, innermost first).
+  for _, dead in ipairs(type(thread) == "table" and thread or { thread }) do
     local l = 0
     while true do
-      local info = getinfo(thread, l, "nSlf")
+      local info = getinfo(dead, l, "nSlf")
       if not info then break end
       if not skipInfo(info) then
         if #list == 0 and (info.currentline or -1) < 0 and type(threadError) == "string" then
@@ -146,7 +147,7 @@ function M.capture(base, resumerOf, thread, threadError)
           local src, line = string.match(threadError, "^(.-):(%d+): ")
           if src == info.short_src then info.currentline = tonumber(line) end
         end
-        addFrame(info, { thread = thread, level = l }, tostring(thread))
+        addFrame(info, { thread = dead, level = l }, tostring(dead))
       end
       l = l + 1
     end

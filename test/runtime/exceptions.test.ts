@@ -194,6 +194,43 @@ for (const lua of runtimeVariants()) {
       assert.match(s.lua.stderr, /attempt to perform arithmetic on/);
     });
 
+    it('an error in a wrap body inside another wrap body stops once, where nothing catches it, with both coroutines\' frames', async () => {
+      const s = await startSession(lua, 'coroutine_nested_wrap.lua');
+      const stop = await s.ide.nextStop('stopOnException');
+      const info = stop.info as { exceptionText?: string; uncaught?: boolean };
+      assert.match(info.exceptionText ?? '', /attempt to index/);
+      assert.equal(info.uncaught, true);
+      const lines = stop.stack.map((f) => f.line);
+      const expected = ['fails', 'innercall', 'uncaught'].map((m) =>
+        lineOf('coroutine_nested_wrap.lua', m),
+      );
+      assert.deepEqual(
+        lines.filter((l) => expected.includes(l)),
+        expected,
+        `inner body, outer body, main, in that order: ${lines.join(' ')}`,
+      );
+      await s.ide.connection.request('continue', {});
+      await finish(s, 1);
+      assert.equal(s.ide.notifications.filter((n) => n.kind === 'stop').length, 1);
+      assert.match(s.lua.stdout, /caught outside\tfalse/);
+      assert.match(s.lua.stdout, /caught inside\tfalse/);
+      assert.doesNotMatch(s.lua.stdout, /not reached/);
+    });
+
+    it('with the "caught" filter, each nested wrap error stops once, caught or not', async () => {
+      const s = await startSession(lua, 'coroutine_nested_wrap.lua', {
+        exceptionFilters: ['uncaught', 'caught'],
+      });
+      for (const uncaught of [false, false, true]) {
+        const stop = await s.ide.nextStop('stopOnException');
+        assert.equal((stop.info as { uncaught?: boolean }).uncaught, uncaught);
+        assert.equal(topOf(stop.stack).line, lineOf('coroutine_nested_wrap.lua', 'fails'));
+        await s.ide.connection.request('continue', {});
+      }
+      await finish(s, 1);
+      assert.equal(s.ide.notifications.filter((n) => n.kind === 'stop').length, 3);
+    });
+
     for (const mode of ['attach', 'launch'] as const) {
       it(`${mode} mode: an uncaught error raised again from a dead coroutine's error stops with the coroutine's frames first`, async () => {
         const s = await startSession(
