@@ -194,7 +194,7 @@ for (const lua of runtimeVariants()) {
       assert.match(s.lua.stderr, /attempt to perform arithmetic on/);
     });
 
-    it('an error in a wrap body inside another wrap body stops once, where nothing catches it, with both coroutines\' frames', async () => {
+    it("an error in a wrap body inside another wrap body stops once, where nothing catches it, with both coroutines' frames", async () => {
       const s = await startSession(lua, 'coroutine_nested_wrap.lua');
       const stop = await s.ide.nextStop('stopOnException');
       const info = stop.info as { exceptionText?: string; uncaught?: boolean };
