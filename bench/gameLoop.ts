@@ -52,6 +52,15 @@ interface Cell {
 }
 /** LUAPANDA_BENCH_SITUATIONS=idle,hotCondition runs only those situations. */
 const onlySituations = process.env.LUAPANDA_BENCH_SITUATIONS?.split(',');
+const unknownSituations = (onlySituations ?? []).filter(
+  (name) => !GAME_SITUATIONS.some((spec) => spec.situation === name),
+);
+if (unknownSituations.length > 0) {
+  throw new Error(
+    `LUAPANDA_BENCH_SITUATIONS: no situation ${unknownSituations.join(', ')} ` +
+      `(known: ${GAME_SITUATIONS.map((spec) => spec.situation).join(', ')})`,
+  );
+}
 const CELLS: Cell[] = GAME_SITUATIONS.filter(
   (spec) => !onlySituations || onlySituations.includes(spec.situation),
 ).flatMap((spec) => [

@@ -130,7 +130,7 @@ local closesOnError = raw.close ~= nil
 
 -- A wrap function's results are read back in its own frame, so that an error is raised from
 -- there (the program's traceback names that frame as it names the interpreter's wrap function;
--- a tail call would lose the name). `buf`, one per wrap function, holds them meanwhile: up to
+-- a tail call would lose the name; the values go back by one, which raises nothing). `buf`, one per wrap function, holds them meanwhile: up to
 -- three values in its slots (no table per call), more in a packed table. Nothing of the program
 -- stays in it once read.
 local function keep(buf, ok, ...)
@@ -144,15 +144,10 @@ local function keep(buf, ok, ...)
   return ok
 end
 
-local function firstKept(buf)
-  local all = buf.all
-  if all then
-    buf.all = nil
-    return all[1]
-  end
-  local err = buf[1]
-  buf[1], buf[2], buf[3] = nil, nil, nil
-  return err
+-- Empties `buf` and returns the rest of its arguments.
+local function release(buf, ...)
+  buf[1], buf[2], buf[3], buf.all = nil, nil, nil, nil
+  return ...
 end
 
 local function wrap(...)
@@ -163,20 +158,8 @@ local function wrap(...)
   local buf = {}
   return patches.visible(function(...)
     local bodyRan = closesOnError and status(co) == "suspended"
-    if keep(buf, resume(co, ...)) then
-      local n, all = buf.n, buf.all
-      if all then
-        buf.all = nil
-        return unpack(all, 1, all.n)
-      end
-      local a, b, c = buf[1], buf[2], buf[3]
-      buf[1], buf[2], buf[3] = nil, nil, nil
-      if n == 0 then return end
-      if n == 1 then return a end
-      if n == 2 then return a, b end
-      return a, b, c
-    end
-    local err = firstKept(buf)
+    if keep(buf, resume(co, ...)) then return release(buf, unpack(buf.all or buf, 1, buf.n)) end
+    local err = release(buf, (buf.all or buf)[1])
     if closesOnError and bodyRan and status(co) == "dead" then
       local closed, closeErr = raw.close(co)
       if not closed then err = closeErr end

@@ -127,8 +127,7 @@ local function onCoroutineDeath(co, err, entry, marker, protected)
   if not wanted(uncaught, assertion) or isReported(err) then return end
   -- What raises it again (coroutine.wrap, a handler above) then knows it was stopped on.
   if entry.wrap then markReported(err) end
-  session.onException(err, uncaught, marker, #threads == 1 and co or threads, assertion,
-    #threads > 1 and threadErr or nil)
+  session.onException(err, uncaught, marker, threads, assertion, threadErr)
 end
 
 --- Whether the caught-error handlers must run (pcall and xpcall replaced).
