@@ -79,6 +79,14 @@ parts.push('-- Generated file: edit the modules under lua/ and rebuild instead o
 // `string.sub`, or guards `_G` with a strict metatable cannot change what the runtime does (nor
 // see it call its replacements). Library tables are copied for the same reason.
 parts.push('local _G = _G');
+// LuaJIT never compiles the runtime's own functions (every one is a subfunction of this chunk).
+// An aborted trace is thrown and caught on the running thread, and any throw clears LuaJIT's mark
+// of a thread inside an xpcall message handler: a runtime trace recording while the program's
+// handler runs would turn that handler's nested "error in error handling" into a handled error.
+// (The program's jit.off() does not stop this: side traces of earlier traces still compile.)
+parts.push(
+  'do local jitLib, dbg = rawget(_G, "jit"), rawget(_G, "debug") if type(jitLib) == "table" and type(jitLib.off) == "function" and type(dbg) == "table" then pcall(jitLib.off, dbg.getinfo(1, "f").func, true) end end',
+);
 parts.push(
   'local assert, collectgarbage, error, getmetatable, ipairs, load, loadfile, next, pairs, pcall, print, rawequal, rawget, rawset, require, select, setmetatable, tonumber, tostring, type, xpcall, _VERSION =',
 );
