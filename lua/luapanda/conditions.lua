@@ -119,20 +119,28 @@ local function budgetTick()
   end
 end
 
+--- Lets the worker go, its hook taken off first: Lua 5.1 would keep the hook function in its
+--- registry table after the thread is gone (proghooks.forgetStale).
+function M.releaseWorker()
+  if worker and not compat.isJIT then sethook(worker) end
+  worker = nil
+end
+
 --- Runs call(unpack(args)) in the worker. Returns true, value or false, message.
 local function run(call, args)
   if not worker or status(worker) ~= "suspended" then
+    M.releaseWorker()
     worker = create(workerBody)
     if not compat.isJIT then sethook(worker, budgetTick, "", TICK) end
   end
   ticks = 0
   local ok, marker, value = resume(worker, call, args)
   if not ok then
-    worker = nil
+    M.releaseWorker()
     return false, type(marker) == "string" and marker or compat.rawtostring(marker)
   end
   if marker ~= DONE then
-    worker = nil
+    M.releaseWorker()
     return false, "evaluation tried to yield"
   end
   return true, value

@@ -342,7 +342,9 @@ end
 --- Whether a hook found on a thread (a function, or "external hook" for a C hook) is ours.
 function M.isOurs(value)
   if value == "external hook" then return native ~= nil end
-  return ourHooks[value] == true
+  if ourHooks[value] then return true end
+  -- Also the instruction budget of an evaluation, the one-shot wake-up hook: any runtime function.
+  return type(value) == "function" and breakpoints.isOwnSource(getinfo(value, "S").source)
 end
 
 --- The program set or removed its own hook on a thread: every thread gets its hook anew.

@@ -24,6 +24,16 @@ local isOurs = nil   -- function(hookValue): whether a hook found on a thread is
 
 local function dummy() return create(function() end) end
 
+-- Lua 5.1 keeps each thread's hook function in a registry table keyed by the thread's address,
+-- and an entry outlives its thread: a later thread at the same address shows it to
+-- debug.gethook. So nothing stays set on a private thread: the interpreter validates the
+-- arguments there, says what gethook answers, and the hook is taken off again.
+local function storeOnDummy(r, ...)
+  realSethook(r.dummy, ...)
+  r.answer = compat.pack(realGethook(r.dummy))
+  realSethook(r.dummy)
+end
+
 --- The record key of a thread handle (nil: the running thread), and the handle to set it on.
 local function keyOf(thread)
   if compat.isJIT then return GLOBAL, nil end
@@ -66,7 +76,7 @@ local function readRecord(r)
     local j = r.jit
     return j.active and j.fn or nil, j.mask, j.count, j.fn
   end
-  return realGethook(r.dummy)
+  return compat.unpack(r.answer, 1, r.answer.n)
 end
 
 local function refresh(r)
@@ -112,7 +122,7 @@ local function sethook(...)
   local key, handle = keyOf(explicit and first or nil)
   local r = records[key]
   if not r then
-    r = { dummy = dummy() }
+    r = { dummy = dummy(), answer = compat.pack(nil, "", 0) }
     records[key] = r
   end
   if compat.isJIT then
@@ -130,9 +140,9 @@ local function sethook(...)
   end
   local ok, err
   if explicit then
-    ok, err = pcall(realSethook, r.dummy, select(2, ...))
+    ok, err = pcall(storeOnDummy, r, select(2, ...))
   else
-    ok, err = pcall(realSethook, r.dummy, ...)
+    ok, err = pcall(storeOnDummy, r, ...)
   end
   if not ok then raiseArgError(err, not explicit) end
   refresh(r)
@@ -149,7 +159,7 @@ local function gethook(...)
     local j = r.jit
     return j.fn, j.mask, j.count
   end
-  if r then return realGethook(r.dummy) end
+  if r then return readRecord(r) end
   -- Never set while attached: the thread's own hook, unless it is the debugger's.
   local current
   if thread then current = realGethook(thread) else current = realGethook() end
@@ -174,7 +184,9 @@ function M.install(threads, ours, changed)
     if compat.isJIT then
       jitRecord(r, fn, mask, count)
     elseif type(fn) == "function" then
-      realSethook(r.dummy, fn, mask, count)
+      storeOnDummy(r, fn, mask, count)
+    else
+      r.answer = compat.pack(nil, "", 0)
     end
     refresh(r)
     records[key] = r

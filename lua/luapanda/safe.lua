@@ -21,6 +21,9 @@ function M.callBounded(budget, fn, ...)
     end, "", budget)
   end
   local r = pack(resume(co, ...))
+  -- Lua 5.1 keeps a thread's hook function in a registry table until it is set again, even
+  -- after the thread is gone (proghooks.forgetStale).
+  if not compat.isJIT then sethook(co) end
   if r[1] and status(co) ~= "dead" then
     return false, "evaluation tried to yield"
   end

@@ -839,6 +839,7 @@ function S.disconnect(reason)
   coroutines.uninstall()
   jitview.uninstall()
   patches.revertAll()
+  conditions.releaseWorker()
   S.updateHooks()
   -- Our hooks are off every thread now: the program's own go back.
   proghooks.uninstall()
