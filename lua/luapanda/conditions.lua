@@ -120,7 +120,7 @@ local function budgetTick()
 end
 
 --- Lets the worker go, its hook taken off first: Lua 5.1 would keep the hook function in its
---- registry table after the thread is gone (proghooks.forgetStale).
+--- registry table after the thread is gone (see proghooks.lua, storeOnDummy).
 function M.releaseWorker()
   if worker and not compat.isJIT then sethook(worker) end
   worker = nil

@@ -22,7 +22,7 @@ function M.callBounded(budget, fn, ...)
   end
   local r = pack(resume(co, ...))
   -- Lua 5.1 keeps a thread's hook function in a registry table until it is set again, even
-  -- after the thread is gone (proghooks.forgetStale).
+  -- after the thread is gone (see proghooks.lua, storeOnDummy).
   if not compat.isJIT then sethook(co) end
   if r[1] and status(co) ~= "dead" then
     return false, "evaluation tried to yield"
