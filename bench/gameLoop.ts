@@ -15,9 +15,11 @@
  * CPU time of the frame loop only (os.clock inside Lua); each cell is the median time per frame of
  * several runs divided by the median of plain runs interleaved with them. Slow cells run fewer
  * frames (every frame costs about the same). A native cell that did not get the accelerator
- * fails the run. Also printed: plain milliseconds per frame.
+ * fails the run. Also printed: plain milliseconds per frame, and floor rows measured in the same
+ * runs (bench/gameLoopFloors.ts): what any debugger hooking like ours must pay.
  * Run alone: `node out/bench/gameLoop.js` (after `npm run compile`); LUAPANDA_BENCH_RUNS=3,
- * LUAPANDA_BENCH_LUA=lua5.4,luajit and LUAPANDA_BENCH_SITUATIONS=idle,bpElsewhere make it shorter.
+ * LUAPANDA_BENCH_LUA=lua5.4,luajit and LUAPANDA_BENCH_SITUATIONS=idle,bpElsewhere make it shorter
+ * (add `floors` to that list to keep the floor rows).
  */
 import { LuaNotification } from '../src/protocol';
 import {
@@ -28,6 +30,7 @@ import {
   LOGPOINT_PREFIX,
   gameRunOf,
 } from './gameLoopSituations';
+import { FLOORS, FloorSpec, floorHookEnvs } from './gameLoopFloors';
 import { RUNS, benchInterpreters, median, runAttached, runLua, timeOf } from './luaRuns';
 import { printMarkdownTable } from './markdownTable';
 
@@ -53,12 +56,12 @@ interface Cell {
 /** LUAPANDA_BENCH_SITUATIONS=idle,hotCondition runs only those situations. */
 const onlySituations = process.env.LUAPANDA_BENCH_SITUATIONS?.split(',');
 const unknownSituations = (onlySituations ?? []).filter(
-  (name) => !GAME_SITUATIONS.some((spec) => spec.situation === name),
+  (name) => name !== 'floors' && !GAME_SITUATIONS.some((spec) => spec.situation === name),
 );
 if (unknownSituations.length > 0) {
   throw new Error(
     `LUAPANDA_BENCH_SITUATIONS: no situation ${unknownSituations.join(', ')} ` +
-      `(known: ${GAME_SITUATIONS.map((spec) => spec.situation).join(', ')})`,
+      `(known: ${GAME_SITUATIONS.map((spec) => spec.situation).join(', ')}, floors)`,
   );
 }
 const CELLS: Cell[] = GAME_SITUATIONS.filter(
@@ -67,6 +70,7 @@ const CELLS: Cell[] = GAME_SITUATIONS.filter(
   { spec, native: false },
   { spec, native: true },
 ]);
+const WITH_FLOORS = !onlySituations || onlySituations.includes('floors');
 const labelOf = (cell: Cell) => `${cell.spec.label}, ${cell.native ? 'native' : 'pure'}`;
 
 function framesFor(lua: string, cell: Cell): number {
@@ -88,6 +92,28 @@ async function plainRun(lua: string, frames: number): Promise<number> {
     throw new Error(`${lua}: plain runs of ${frames} frames disagree: ${known} / ${checksum}`);
   }
   references.set(key, checksum);
+  return seconds / frames;
+}
+
+/** Seconds per frame of one floor run (no debugger); throws if it did other work than plain. */
+async function floorRun(lua: string, floor: FloorSpec, env: NodeJS.ProcessEnv): Promise<number> {
+  const frames = Math.max(1, Math.floor(FRAMES[lua] / (floor.divisors[lua] ?? 1)));
+  const key = `${lua} ${frames}`;
+  if (!references.has(key)) await plainRun(lua, frames);
+  const out = await runLua(
+    lua,
+    GAMELOOP_LUA,
+    ['none', 'floor', String(frames), floor.kind],
+    false,
+    env,
+  );
+  const seconds = timeOf(out, lua, floor.label, false);
+  const run = gameRunOf(out);
+  if (run.frames !== frames || run.checksum !== references.get(key)) {
+    throw new Error(
+      `${lua}, ${floor.label}: checksum ${run.checksum}; plain: ${references.get(key)}`,
+    );
+  }
   return seconds / frames;
 }
 
@@ -138,22 +164,40 @@ export async function runGameLoopBench(): Promise<void> {
     `\nGame loop under the runtime (CPU time of the frame loop inside Lua, median of ${RUNS} runs, ` +
       'ratio to plain Lua in the same run; pure = pure-Lua hook, native = native accelerator)',
   );
+  const floors = WITH_FLOORS ? FLOORS : [];
+  const floorEnvs = WITH_FLOORS
+    ? floorHookEnvs(interpreters)
+    : new Map<string, NodeJS.ProcessEnv>();
   const plainPerFrame: number[] = [];
   const ratios: string[][] = CELLS.map(() => []);
+  const floorRatios: string[][] = floors.map(() => []);
   for (const lua of interpreters) {
     const plainTimes: number[] = [];
     const times: number[][] = CELLS.map(() => []);
+    const floorTimes: number[][] = floors.map(() => []);
+    // A floor that cannot run here: not this interpreter's, or its C hooks were not built.
+    const envOf = (floor: FloorSpec) =>
+      (floor.only && !floor.only.includes(lua)) || (floor.cHook && !floorEnvs.has(lua))
+        ? undefined
+        : (floorEnvs.get(lua) ?? {});
     for (let run = 0; run < RUNS; run++) {
       plainTimes.push(await plainRun(lua, FRAMES[lua]));
       for (const [i, cell] of CELLS.entries()) times[i].push(await cellRun(lua, cell));
+      for (const [i, floor] of floors.entries()) {
+        const env = envOf(floor);
+        if (env) floorTimes[i].push(await floorRun(lua, floor, env));
+      }
     }
     const plain = median(plainTimes);
     plainPerFrame.push(plain);
-    for (const [i, t] of times.entries()) ratios[i].push(`×${(median(t) / plain).toFixed(2)}`);
+    const ratio = (t: number[]) => (t.length ? `×${(median(t) / plain).toFixed(2)}` : '—');
+    for (const [i, t] of times.entries()) ratios[i].push(ratio(t));
+    for (const [i, t] of floorTimes.entries()) floorRatios[i].push(ratio(t));
   }
   const rows = [
     ['plain Lua, ms per frame', ...plainPerFrame.map((s) => (s * 1000).toFixed(3))],
     ...CELLS.map((cell, i) => [labelOf(cell), ...ratios[i]]),
+    ...floors.map((floor, i) => [floor.label, ...floorRatios[i]]),
   ];
   printMarkdownTable(['situation', ...interpreters], rows);
 }

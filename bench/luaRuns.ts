@@ -43,16 +43,20 @@ function luaEnv(native: boolean): NodeJS.ProcessEnv {
   };
 }
 
-/** Runs `script` under `lua` (the accelerator on package.cpath when `native`) to its end. */
+/**
+ * Runs `script` under `lua` (the accelerator on package.cpath when `native`) to its end;
+ * `extraEnv` is laid over its environment (another C module on package.cpath…).
+ */
 export function runLua(
   lua: string,
   script: string,
   args: string[],
   native: boolean,
+  extraEnv: NodeJS.ProcessEnv = {},
 ): Promise<LuaRun> {
   return new Promise((resolve) => {
     const child = spawn(lua, [script, ...args], {
-      env: luaEnv(native),
+      env: { ...luaEnv(native), ...extraEnv },
       cwd: FIXTURES,
       stdio: ['ignore', 'pipe', 'pipe'],
     });

@@ -329,17 +329,25 @@ void lpn_hook(lua_State *L, lua_Debug *ar) {
   int event = ar->event;
   if (LPN_LIKELY((event == LUA_HOOKCALL || LPN_EVENT_IS_TAILCALL(event)) && lpn.installed &&
                  !lpn_pollRequested && !lpn_inside && !(lua_gethookmask(L) & LUA_MASKLINE))) {
-    /* The hot case (breakpoints elsewhere): a call of a function cached as holding none, which
-       changes nothing. No flag is needed: nothing here races with the signal handler. */
-    lua_rawgeti(L, LUA_REGISTRYINDEX, lpn.refVerdicts);
-    if (!lua_getinfo(L, "f", ar)) {
-      lua_pop(L, 1);
-    } else {
+    /* The hot case (breakpoints elsewhere): a call of a function known to hold none, which
+       changes nothing. No flag is needed: nothing here races with the signal handler. First the
+       address cache (nobpcache.c), then the runtime's verdict table, whose "none" it learns. */
+    if (lua_getinfo(L, "f", ar)) {
+      const void *fn = lua_topointer(L, -1);
       int type;
-      lua_rawget(L, -2);
+      if (lpn_nobpHas(fn)) {
+        lua_pop(L, 1);
+        return;
+      }
+      lua_rawgeti(L, LUA_REGISTRYINDEX, lpn.refVerdicts); /* fn V */
+      lua_pushvalue(L, -2);                               /* fn V fn */
+      lua_rawget(L, -2);                                  /* fn V v */
       type = lua_type(L, -1);
-      lua_pop(L, 2);
-      if (type == LUA_TBOOLEAN) return;
+      lua_pop(L, 3);
+      if (type == LUA_TBOOLEAN) {
+        lpn_nobpStore(L, fn);
+        return;
+      }
     }
   }
   if (event == LUA_HOOKLINE && lpn.cacheValid && lpn.cacheL == L &&

@@ -7,6 +7,7 @@
  *
  *   module.c   the Lua-facing functions (luaopen_luapanda_native<abi>) and the shared state
  *   hook.c     the C hook: modes, verdict lookups, the line cache, polls requested by signal
+ *   nobpcache.c  the functions known to hold no breakpoint, by address (the hook's hot path)
  *   watcher.c  a thread that notices incoming IDE data and asks the Lua thread, by signal, to poll
  *
  * One build per Lua C ABI (5.1 — also LuaJIT —, 5.2, 5.3, 5.4); the ABI is part of the module
@@ -22,7 +23,7 @@
 #include "lauxlib.h"
 
 /* What the Lua side checks before using the module (bump on any change of the Lua interface). */
-#define LPN_API_VERSION 2
+#define LPN_API_VERSION 3
 
 /* The hook modes of lua/luapanda/hook.lua. NONE: no event but the count (if any). */
 #define LPN_MODE_NONE (-1)
@@ -82,6 +83,13 @@ void lpn_arm(lua_State *L);
 void lpn_disarm(lua_State *L);
 void lpn_afterBusy(lua_State *L);
 void lpn_invalidateCache(void);
+
+/* nobpcache.c */
+int lpn_nobpHas(const void *fn);
+void lpn_nobpStore(lua_State *L, const void *fn);
+void lpn_nobpClear(void);
+void lpn_nobpRelease(lua_State *L);
+void lpn_nobpStats(unsigned long *stored, unsigned long *forgotten, int *active);
 
 /* watcher.c */
 int lpn_watchStart(int fd, const char **why);

@@ -9,6 +9,7 @@
  *   running(co|nil)                    the thread that runs now (nil: the caller's)
  *   watch(fd) / unwatch()              the socket watcher (true, or nil and why)
  *   status()                           a table for LuaPanda.getInfo()/doctor()
+ *   forget()                           the runtime's verdicts were emptied (breakpoints changed)
  *   cfunction(fn)                      a C function that calls fn with its arguments: how the
  *                                      runtime's replacements of library functions look to the
  *                                      program like the C functions they replace
@@ -113,6 +114,7 @@ static int l_install(lua_State *L) {
   lua_setfield(L, LUA_REGISTRYINDEX, OWNER_KEY);
   lpn.jitMode = LPN_MODE_NONE;
   lpn_invalidateCache();
+  lpn_nobpClear();
   lpn.installed = 1;
   lua_pushboolean(L, 1);
   return 1;
@@ -238,6 +240,15 @@ static int l_status(lua_State *L) {
   setNumber(L, "polls", (double)lpn.polls);
   setNumber(L, "verdictCalls", (double)lpn.verdictCalls);
   setNumber(L, "hits", (double)lpn.hits);
+  {
+    unsigned long stored, forgotten;
+    int active;
+    lpn_nobpStats(&stored, &forgotten, &active);
+    setNumber(L, "nobpStored", (double)stored);
+    setNumber(L, "nobpForgotten", (double)forgotten);
+    lua_pushboolean(L, active);
+    lua_setfield(L, -2, "nobpActive");
+  }
   setNumber(L, "callbackErrors", (double)lpn.callbackErrors);
   return 1;
 }
@@ -256,7 +267,14 @@ static int l_collect(lua_State *L) {
     lpn.refOwner = lpn.refVerdicts = lpn.refOwn = lpn.refVerdictFn = lpn.refHitFn =
         lpn.refPollFn = lpn.refSethook = lpn.refLines = lpn.refRunning = LUA_NOREF;
     lpn_signalRestore();
+    lpn_nobpRelease(L);
   }
+  return 0;
+}
+
+static int l_forget(lua_State *L) {
+  (void)L;
+  lpn_nobpClear();
   return 0;
 }
 
@@ -278,7 +296,7 @@ static int l_cfunction(lua_State *L) {
 static const luaL_Reg functions[] = {
     {"install", l_install}, {"sethook", l_sethook}, {"setluahook", l_setluahook},
     {"setinside", l_setinside}, {"running", l_running}, {"watch", l_watch},
-    {"unwatch", l_unwatch}, {"status", l_status}, {"cfunction", l_cfunction}, {NULL, NULL}};
+    {"unwatch", l_unwatch}, {"status", l_status}, {"cfunction", l_cfunction}, {"forget", l_forget}, {NULL, NULL}};
 
 #if defined(_WIN32)
 #define LPN_EXPORT __declspec(dllexport)

@@ -117,6 +117,8 @@ export function buildNative() {
         output,
         ...sources,
         '-pthread',
+        // dladdr/dlopen (nobpcache.c pins the library): in libc from glibc 2.34, libdl before.
+        ...(process.platform === 'linux' ? ['-ldl'] : []),
       ];
       const result = spawnSync(cc, args, { encoding: 'utf8' });
       if (result.status !== 0) {

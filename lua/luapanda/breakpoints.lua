@@ -50,10 +50,15 @@ function M.isOwnSource(source) return ownSources[source] == true end
 function M.count() return count end
 function M.all() return byKey end
 
+--- function(): called whenever the verdicts are emptied (the native accelerator's own cache of
+--- them must be emptied too).
+M.onReset = nil
+
 local function reset()
   for fn in pairs(verdicts) do verdicts[fn] = nil end
   bySource = {}
   M.generation = M.generation + 1
+  if M.onReset then M.onReset() end
 end
 
 --- The verdict cache itself (weak keys): fn -> {line -> bp} or false; absent = not computed.

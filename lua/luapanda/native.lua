@@ -7,11 +7,12 @@
 local compat = require("luapanda.compat")
 local hook = require("luapanda.hook")
 local quietload = require("luapanda.quietload")
+local breakpoints = require("luapanda.breakpoints")
 local patches = require("luapanda.patches")
 
 local M = {}
 
-local API_VERSION = 2 -- the interface of native/module.c this runtime speaks
+local API_VERSION = 3 -- the interface of native/module.c this runtime speaks
 local major, minor = string.match(_VERSION, "(%d+)%.(%d+)")
 M.moduleName = "luapanda_native" .. (compat.isJIT and "51" or (tostring(major) .. tostring(minor)))
 
@@ -50,6 +51,8 @@ function M.load(settings)
   end
   mod = loaded
   reason = nil
+  -- The C hook remembers functions known to hold no breakpoint: forgotten when the verdicts are.
+  breakpoints.onReset = loaded.forget
   if type(loaded.cfunction) == "function" then patches.setCFunctionMaker(loaded.cfunction) end
   return true
 end
