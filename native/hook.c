@@ -69,6 +69,10 @@ static void switchMode(lua_State *L, int mode) {
  */
 static int verdictOf(lua_State *L) {
   int type;
+  if (lpn_nobpHas(lua_topointer(L, -1))) {
+    lua_pop(L, 1);
+    return 0;
+  }
   lua_rawgeti(L, LUA_REGISTRYINDEX, lpn.refVerdicts); /* fn V */
   lua_pushvalue(L, -2);                                /* fn V fn */
   lua_rawget(L, -2);                                   /* fn V v */
