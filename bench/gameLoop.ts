@@ -73,10 +73,12 @@ const CELLS: Cell[] = GAME_SITUATIONS.filter(
 const WITH_FLOORS = !onlySituations || onlySituations.includes('floors');
 const labelOf = (cell: Cell) => `${cell.spec.label}, ${cell.native ? 'native' : 'pure'}`;
 
+/** Frames of a run that costs about `divisor` times a plain frame. */
+const framesWith = (lua: string, divisor: number) => Math.max(1, Math.floor(FRAMES[lua] / divisor));
+
 function framesFor(lua: string, cell: Cell): number {
   const divisors = SLOW[cell.spec.situation]?.[lua];
-  const divisor = divisors ? divisors[cell.native ? 1 : 0] : 1;
-  return Math.max(1, Math.floor(FRAMES[lua] / divisor));
+  return framesWith(lua, divisors ? divisors[cell.native ? 1 : 0] : 1);
 }
 
 /** A plain run's checksum per (interpreter, frames): what every cell of that length must print. */
@@ -97,7 +99,7 @@ async function plainRun(lua: string, frames: number): Promise<number> {
 
 /** Seconds per frame of one floor run (no debugger); throws if it did other work than plain. */
 async function floorRun(lua: string, floor: FloorSpec, env: NodeJS.ProcessEnv): Promise<number> {
-  const frames = Math.max(1, Math.floor(FRAMES[lua] / (floor.divisors[lua] ?? 1)));
+  const frames = framesWith(lua, floor.divisors[lua] ?? 1);
   const key = `${lua} ${frames}`;
   if (!references.has(key)) await plainRun(lua, frames);
   const out = await runLua(

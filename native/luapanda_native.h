@@ -89,7 +89,6 @@ int lpn_nobpHas(const void *fn);
 void lpn_nobpStore(lua_State *L, const void *fn);
 void lpn_nobpClear(void);
 void lpn_nobpRelease(lua_State *L);
-void lpn_nobpStats(unsigned long *stored, unsigned long *forgotten, int *active);
 
 /* watcher.c */
 int lpn_watchStart(int fd, const char **why);

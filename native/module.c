@@ -240,15 +240,6 @@ static int l_status(lua_State *L) {
   setNumber(L, "polls", (double)lpn.polls);
   setNumber(L, "verdictCalls", (double)lpn.verdictCalls);
   setNumber(L, "hits", (double)lpn.hits);
-  {
-    unsigned long stored, forgotten;
-    int active;
-    lpn_nobpStats(&stored, &forgotten, &active);
-    setNumber(L, "nobpStored", (double)stored);
-    setNumber(L, "nobpForgotten", (double)forgotten);
-    lua_pushboolean(L, active);
-    lua_setfield(L, -2, "nobpActive");
-  }
   setNumber(L, "callbackErrors", (double)lpn.callbackErrors);
   return 1;
 }
@@ -296,7 +287,8 @@ static int l_cfunction(lua_State *L) {
 static const luaL_Reg functions[] = {
     {"install", l_install}, {"sethook", l_sethook}, {"setluahook", l_setluahook},
     {"setinside", l_setinside}, {"running", l_running}, {"watch", l_watch},
-    {"unwatch", l_unwatch}, {"status", l_status}, {"cfunction", l_cfunction}, {"forget", l_forget}, {NULL, NULL}};
+    {"unwatch", l_unwatch}, {"status", l_status}, {"cfunction", l_cfunction},
+    {"forget", l_forget}, {NULL, NULL}};
 
 #if defined(_WIN32)
 #define LPN_EXPORT __declspec(dllexport)

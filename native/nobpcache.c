@@ -38,8 +38,7 @@ typedef struct AllocBox {
 
 static const void *slots[SLOTS];
 static AllocBox *box = NULL; /* the wrapped allocator of the owner state, NULL: not wrapped */
-static int pinned = 0;        /* 1: pinned, -1: could not pin (cache off for good) */
-static unsigned long stored = 0, forgotten = 0;
+static int pinned = 0;       /* 1: pinned, -1: could not pin (cache off for good) */
 
 static unsigned slotOf(const void *p) {
   uintptr_t x = (uintptr_t)p;
@@ -50,10 +49,7 @@ static void *forgettingAlloc(void *ud, void *ptr, size_t osize, size_t nsize) {
   AllocBox *b = (AllocBox *)ud;
   if (ptr != NULL) {
     unsigned s = slotOf(ptr);
-    if (slots[s] == ptr) {
-      slots[s] = NULL;
-      forgotten++;
-    }
+    if (slots[s] == ptr) slots[s] = NULL;
   }
   return b->f(b->ud, ptr, osize, nsize);
 }
@@ -93,7 +89,6 @@ int lpn_nobpHas(const void *fn) { return fn != NULL && slots[slotOf(fn)] == fn; 
 void lpn_nobpStore(lua_State *L, const void *fn) {
   if (fn == NULL || !wrap(L)) return;
   slots[slotOf(fn)] = fn;
-  stored++;
 }
 
 void lpn_nobpClear(void) { memset((void *)slots, 0, sizeof slots); }
@@ -106,10 +101,4 @@ void lpn_nobpRelease(lua_State *L) {
   if (box == NULL) return;
   if (lua_getallocf(L, &ud) == forgettingAlloc && ud == box) lua_setallocf(L, box->f, box->ud);
   box = NULL; /* (not freed: a copy of our allocator may still be in use) */
-}
-
-void lpn_nobpStats(unsigned long *storedOut, unsigned long *forgottenOut, int *activeOut) {
-  *storedOut = stored;
-  *forgottenOut = forgotten;
-  *activeOut = box != NULL;
 }

@@ -11,7 +11,7 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { ABIS, compilerWorks, findHeaders } from './build-native.mjs';
+import { ABIS, LINK_FLAGS, compilerWorks, findHeaders } from './build-native.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const source = path.join(root, 'bench', 'native', 'floorhooks.c');
@@ -28,11 +28,9 @@ if (process.platform !== 'win32' && compilerWorks(cc)) {
     const fresh = existsSync(output) && statSync(output).mtimeMs >= statSync(source).mtimeMs;
     if (!fresh) {
       mkdirSync(dir, { recursive: true });
-      const link =
-        process.platform === 'darwin' ? ['-bundle', '-undefined', 'dynamic_lookup'] : ['-shared'];
       const result = spawnSync(
         cc,
-        ['-O2', '-fPIC', '-Wall', `-I${include}`, ...link, '-o', output, source],
+        ['-O2', '-fPIC', '-Wall', `-I${include}`, ...LINK_FLAGS, '-o', output, source],
         { encoding: 'utf8' },
       );
       if (result.status !== 0) {

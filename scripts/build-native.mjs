@@ -30,6 +30,10 @@ export const ABIS = [
   { version: '5.4', num: 504, apt: 'liblua5.4-dev' },
 ];
 
+/** How a Lua C module is linked: its Lua symbols come from the interpreter that loads it. */
+export const LINK_FLAGS =
+  process.platform === 'darwin' ? ['-bundle', '-undefined', 'dynamic_lookup'] : ['-shared'];
+
 function log(message) {
   console.log(`build-native: ${message}`);
 }
@@ -101,8 +105,6 @@ export function buildNative() {
       }
       if (upToDate(output)) continue;
       mkdirSync(outDir, { recursive: true });
-      const linkFlags =
-        process.platform === 'darwin' ? ['-bundle', '-undefined', 'dynamic_lookup'] : ['-shared'];
       const args = [
         '-O2',
         '-std=c99',
@@ -112,7 +114,7 @@ export function buildNative() {
         '-Wall',
         '-Wextra',
         `-I${include}`,
-        ...linkFlags,
+        ...LINK_FLAGS,
         '-o',
         output,
         ...sources,
