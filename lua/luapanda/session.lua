@@ -21,6 +21,7 @@ local proghooks = require("luapanda.proghooks")
 local jitview = require("luapanda.jitview")
 local conditions = require("luapanda.conditions")
 local consolepipe = require("luapanda.consolepipe")
+local hotreload = require("luapanda.hotreload")
 
 local S = {}
 
@@ -30,7 +31,7 @@ local MAIN = compat.MAIN
 S.VERSION = "3.3.1"          -- upstream protocol version we speak
 S.RUNTIME_VERSION = "0.1.0"
 S.FEATURES = { "pause", "exceptions", "paging", "hitCondition", "logInterpolation", "functionNames",
-  "coroutines", "configurationDone", "breakpointResults", "setField" }
+  "coroutines", "configurationDone", "breakpointResults", "setField", "hotReload" }
 
 --- The features this connection has: S.FEATURES, and "jitCompiles" when LuaJIT's compiler stays
 --- on while attached (compiled code runs no hook: a pause takes effect when it leaves compiled
@@ -517,6 +518,13 @@ function commands.setBreakPoint(info, id)
   end
   S.send("setBreakPoint", { results = results, loaded = loaded }, id)
   if not S.stopped then S.updateHooks() end
+end
+
+--- Loads a changed file into the program (hotreload.lua), stopped or at the next poll while
+--- running; the reply is the report.
+function commands.hotReload(info, id)
+  hotreload.clock = clock
+  S.send("hotReload", hotreload.reload(info.path, info.source), id)
 end
 
 function commands.setExceptionBreakpoints(info, id)

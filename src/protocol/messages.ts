@@ -145,6 +145,14 @@ export const setExceptionBreakpointsRequestSchema = z.object({
   filters: wireArray(z.enum(['uncaught', 'caught', 'assert'])),
 });
 
+/** Extension: load a changed file into the running program (Docs/Protocol_Extensions.md). */
+export const hotReloadRequestSchema = z.object({
+  /** The file as breakpoints name it (the wire path). */
+  path: z.string().min(1),
+  /** The file's new text. */
+  source: z.string(),
+});
+
 const emptyRequestSchema = wireObject({});
 
 /** Every command the IDE sends, with the schema of its `info`. */
@@ -164,6 +172,7 @@ export const ideToLuaSchemas = {
   pause: emptyRequestSchema,
   setExceptionBreakpoints: setExceptionBreakpointsRequestSchema,
   configurationDone: emptyRequestSchema,
+  hotReload: hotReloadRequestSchema,
 } as const;
 export type IdeCommand = keyof typeof ideToLuaSchemas;
 export type IdeRequestInfo<C extends IdeCommand> = z.input<(typeof ideToLuaSchemas)[C]>;
@@ -217,6 +226,37 @@ export const setVariableReplySchema = wireObject({
   tip: z.string().optional(),
 });
 
+/** One function named in a hot-reload report, with the line it is defined at. */
+export const reloadEntrySchema = z.object({
+  name: z.string(),
+  line: wireNumber,
+  /** Why it was not found or not replaced. */
+  reason: z.string().optional(),
+});
+
+/** Extension: what a hot reload did; on `error` nothing changed. */
+export const hotReloadReplySchema = wireObject({
+  status: z.enum(['success', 'error']),
+  error: z.string().optional(),
+  phase: z.enum(['find', 'compile', 'run', 'apply']).optional(),
+  /** The chunk name the file was loaded as. */
+  chunk: z.string().optional(),
+  /** Its `package.loaded` name, when it was required. */
+  module: z.string().optional(),
+  replaced: wireArray(reloadEntrySchema),
+  added: wireArray(reloadEntrySchema),
+  notFound: wireArray(reloadEntrySchema),
+  notReplaced: wireArray(reloadEntrySchema),
+  /** Old versions running in some frame: they finish in the old code. */
+  active: wireArray(reloadEntrySchema),
+  references: wireNumber,
+  searched: wireNumber,
+  /** Set when the bounded search stopped early. */
+  incomplete: z.string().optional(),
+  timeMs: wireNumber,
+});
+export type HotReloadReply = z.output<typeof hotReloadReplySchema>;
+
 /** The reply schema of every IDE command that has one. */
 export const replySchemas = {
   initSuccess: initSuccessReplySchema,
@@ -233,6 +273,7 @@ export const replySchemas = {
   pause: anyInfo,
   setExceptionBreakpoints: anyInfo,
   configurationDone: anyInfo,
+  hotReload: hotReloadReplySchema,
 } as const;
 export type RequestCommand = keyof typeof replySchemas;
 export type ReplyInfo<C extends RequestCommand> = z.output<(typeof replySchemas)[C]>;
