@@ -862,7 +862,7 @@ function S.connect(mode, host, port)
   S.attachMode = true
   clock = compat.clockSource(transport.socketCore())
   wakeup.init({ isDue = S.isDue, onSafePoint = S.onSafePoint, afterSafePoint = S.afterSafePoint,
-    isInside = hook.isInside, isOwnSource = breakpoints.isOwnSource })
+    isInside = hook.isInside, isOwnSource = breakpoints.isOwnSource, isOurs = hook.isOurs })
   wakeup.start()
   -- start()'s own attempt may wait longer on this machine's loopback: nobody listening answers at
   -- once there (no cost without an IDE), and a busy machine may take a while to complete a
