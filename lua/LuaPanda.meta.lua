@@ -84,6 +84,13 @@ function LuaPanda.tick() end
 ---@return true|nil stopping true, or nil when no IDE is connected
 function LuaPanda.BP() end
 
+---Loads a changed file into the running program (what VS Code's "Hot Reload This File" does):
+---functions are replaced where the program holds them, module state is kept. Works without an IDE.
+---@param path string the file, named as a breakpoint would name it
+---@param source? string its new text (default: read from `path`)
+---@return table report `status` ("success"|"error"), `error`, `phase`, `replaced`, `added`, `notFound`, `notReplaced`, `active`, `timeMs`
+function LuaPanda.reload(path, source) end
+
 ---Disconnects from the IDE and stops trying to attach again; removes every hook the runtime set.
 function LuaPanda.stopAttach() end
 

@@ -61,7 +61,8 @@ local function currentFrames()
   while true do
     local info = getinfo(level, "fS")
     if not info then break end
-    if not breakpoints.isOwnSource(info.source) then list[#list + 1] = { func = info.func, level = level - 1 } end
+    -- (Lua 5.1 shows a tail call as a frame without a function.)
+    if info.func and not breakpoints.isOwnSource(info.source) then list[#list + 1] = { func = info.func, level = level - 1 } end
     level = level + 1
   end
   return list
@@ -81,6 +82,7 @@ local function search(wantKey, limit)
     threadFrames = {},      -- thread -> count of its frames when searched
   }
   local seen, queue, head, tail = s.seen, {}, 1, 0
+  local parentOf, keyOf = s.parent, s.key
   local function push(v, from, k)
     local t = type(v)
     if (t == "table" or t == "function" or t == "userdata" or t == "thread") and not seen[v] then
@@ -104,13 +106,16 @@ local function search(wantKey, limit)
     end
     return src
   end
-  local function note(fn, place)
+  local candidates = s.candidates
+  --- Whether fn is a function of a chunk with the file's key (whose places are recorded).
+  local function isCandidate(fn)
     local src = sourceOf(fn)
-    if src and s.candidates[src] and s.candidates[src].fns[fn] then
-      local list = s.held[fn]
-      if not list then list = {}; s.held[fn] = list end
-      list[#list + 1] = place
-    end
+    return src and candidates[src] ~= nil
+  end
+  local function note(fn, place)
+    local list = s.held[fn]
+    if not list then list = {}; s.held[fn] = list end
+    list[#list + 1] = place
   end
   local function walkFrames(thread, frames)
     for _, f in ipairs(frames) do
@@ -123,7 +128,7 @@ local function search(wantKey, limit)
           if thread then name, value = getlocal(thread, f.level, i) else name, value = getlocal(f.level + 1, i) end
           if name == nil then break end
           push(value)
-          if type(value) == "function" and name:sub(1, 1) ~= "(" then
+          if type(value) == "function" and name:sub(1, 1) ~= "(" and isCandidate(value) then
             note(value, { kind = "local", thread = thread, at = f.at, level = f.level, index = i, func = f.func, name = name })
           end
           i = i + 1
@@ -164,10 +169,28 @@ local function search(wantKey, limit)
     if t == "table" then
       local mt = dgetmetatable(v)
       if mt ~= nil then push(mt, v, "(metatable)") end
+      -- The hot loop of the search: the common cases inline.
       for k, value in next, v do
-        push(k)
-        push(value, v, k)
-        if type(value) == "function" then note(value, { kind = "field", table = v, key = k }) end
+        local tv = type(value)
+        if tv == "table" then
+          if not seen[value] then
+            seen[value] = true
+            tail = tail + 1
+            queue[tail] = value
+            parentOf[value], keyOf[value] = v, k
+          end
+        elseif tv == "function" then
+          if not seen[value] then
+            seen[value] = true
+            tail = tail + 1
+            queue[tail] = value
+          end
+          if isCandidate(value) then note(value, { kind = "field", table = v, key = k }) end
+        elseif tv == "userdata" or tv == "thread" then
+          push(value)
+        end
+        local tk = type(k)
+        if tk ~= "string" and tk ~= "number" and tk ~= "boolean" then push(k) end
       end
     elseif t == "function" then
       local src = sourceOf(v)
@@ -177,7 +200,9 @@ local function search(wantKey, limit)
           local name, value = getupvalue(v, i)
           if name == nil then break end
           push(value)
-          if type(value) == "function" then note(value, { kind = "upvalue", func = v, index = i, name = name }) end
+          if type(value) == "function" and isCandidate(value) then
+            note(value, { kind = "upvalue", func = v, index = i, name = name })
+          end
           i = i + 1
         end
         if getfenv and src ~= "=C" then push(getfenv(v)) end
@@ -196,7 +221,7 @@ local function search(wantKey, limit)
       while true do
         local ok, info = pcall(getinfo, v, level, "fS")
         if not ok or not info then break end
-        if info.what ~= "C" then list[#list + 1] = { func = info.func, level = level } end
+        if info.what ~= "C" and info.func then list[#list + 1] = { func = info.func, level = level } end
         level = level + 1
       end
       walkFrames(v, list)
