@@ -117,6 +117,12 @@ local function search(wantKey, limit)
     if not list then list = {}; s.held[fn] = list end
     list[#list + 1] = place
   end
+  --- A table first reached through a local or an upvalue is named after it.
+  local function nameLocal(value, name)
+    if type(value) == "table" and not seen[value] and name ~= "" and name:sub(1, 1) ~= "(" then
+      s.names[value] = name
+    end
+  end
   local function walkFrames(thread, frames)
     for _, f in ipairs(frames) do
       if sourceOf(f.func) then
@@ -127,6 +133,7 @@ local function search(wantKey, limit)
           local name, value
           if thread then name, value = getlocal(thread, f.level, i) else name, value = getlocal(f.level + 1, i) end
           if name == nil then break end
+          nameLocal(value, name)
           push(value)
           if type(value) == "function" and name:sub(1, 1) ~= "(" and isCandidate(value) then
             note(value, { kind = "local", thread = thread, at = f.at, level = f.level, index = i, func = f.func, name = name })
@@ -199,6 +206,7 @@ local function search(wantKey, limit)
         while true do
           local name, value = getupvalue(v, i)
           if name == nil then break end
+          nameLocal(value, name)
           push(value)
           if type(value) == "function" and isCandidate(value) then
             note(value, { kind = "upvalue", func = v, index = i, name = name })

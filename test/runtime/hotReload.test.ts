@@ -12,8 +12,9 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { runtimeVariants } from '../harness/interpreters';
+import { spawnLua } from '../harness/luaProcess';
 import { HotReloadReply } from '../../src/protocol';
-import { Session, closeAll, finish, fixture, line, startSession } from './helpers';
+import { BUNDLE_DIR, Session, closeAll, finish, fixture, line, startSession } from './helpers';
 
 const SOURCES = fixture('reload');
 const V1 = fs.readFileSync(path.join(SOURCES, 'shop.lua'), 'utf8');
@@ -163,6 +164,39 @@ for (const lua of runtimeVariants()) {
       assert.match(report.error ?? '', /inventory\.lua/);
       await s.ide.connection.request('continue', {});
       assert.deepEqual(frameLines(await finish(s)), oldRun);
+    });
+  });
+}
+
+/** What styles.lua prints: each reload's report, then what the program computes after it. */
+const STYLES_OUTPUT = [
+  'counter\told1',
+  'counter.lua\tsuccess\t\treplaced=counter.new\tadded=\tnotReplaced=early.inc',
+  'counter\told2\tnew1',
+  'globals.lua\tsuccess\t\treplaced=greet\tadded=farewell\tnotReplaced=',
+  'globals\thi ann\thi bob\t7\tbye cy',
+  'coroutine\ttrue\tw1',
+  'worker.lua\tsuccess\t\treplaced=worker.work\tadded=\tnotReplaced=',
+  'coroutine\ttrue\tw2',
+  'util.lua\tsuccess\t\treplaced=util.twice\tadded=\tnotReplaced=',
+  'dofile\t15',
+  '',
+].join('\n');
+
+for (const lua of runtimeVariants().filter((v) => !v.native)) {
+  describe(`hot reload from the program, code styles (${lua.command})`, function () {
+    this.timeout(15_000);
+
+    it('closure objects keep old methods, globals and dofile modules are replaced, data and coroutine locals follow', async () => {
+      const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'luapanda-reload-styles-'));
+      const proc = spawnLua(lua, path.join(SOURCES, 'styles.lua'), {
+        args: [dir],
+        luaPath: [BUNDLE_DIR],
+        cwd: dir,
+      });
+      const exit = await proc.waitForExit(10_000);
+      assert.equal(exit.code, 0, proc.describe());
+      assert.equal(proc.stdout, STYLES_OUTPUT);
     });
   });
 }
