@@ -56,11 +56,15 @@ async function reload(s: Session, dir: string, source: string): Promise<HotReloa
 }
 
 /** Stopped inside shop.report on frame 3 (after the frame's other values were computed). */
-async function stoppedOnFrame3(lua: Parameters<typeof startSession>[0], dir: string) {
+async function stoppedOnFrame3(
+  lua: Parameters<typeof startSession>[0],
+  dir: string,
+  condition = 'frame == 3',
+) {
   const s = await startSession(lua, 'game.lua', {
     dir,
     args: ['6'],
-    breakpoints: { 'shop.lua': [{ ...line(ACTIVE_LINE), condition: 'frame == 3' }] },
+    breakpoints: { 'shop.lua': [{ ...line(ACTIVE_LINE), condition }] },
   });
   await s.ide.nextStop('stopOnBreakpoint');
   return s;
@@ -100,6 +104,22 @@ for (const lua of runtimeVariants()) {
       ]);
     });
 
+    it('a breakpoint in the reloaded file stops in the new code', async () => {
+      const dir = gameDir();
+      const s = await stoppedOnFrame3(lua, dir, 'frame == 3 or frame == 5');
+      assert.equal((await reload(s, dir, V2)).status, 'success');
+      await s.ide.connection.request('continue', {});
+      const stop = await s.ide.nextStop('stopOnBreakpoint');
+      assert.equal(stop.stack[0]?.line, ACTIVE_LINE);
+      const [a] = await s.ide.connection.request('runREPLExpression', {
+        Expression: 'a .. "@" .. frame',
+        stackId: String(stop.stack[0]?.index ?? 2),
+      });
+      assert.equal(a?.value, '"new-a@5"');
+      await s.ide.connection.request('continue', {});
+      assert.equal(frameLines(await finish(s)).length, 6);
+    });
+
     it('while running: the program switches to the new code at a safe point, state kept', async () => {
       const dir = gameDir();
       const s = await startSession(lua, 'game.lua', { dir, args: ['4000', 'untilNew'] });
@@ -121,7 +141,7 @@ for (const lua of runtimeVariants()) {
         if (i < switchAt - 1) assert.equal(text, expectedLine(frame, OLD));
         if (i > switchAt) assert.equal(text, expectedLine(frame, NEW));
       });
-      assert.ok(lines.length >= switchAt + 5, 'five frames ran the new code');
+      assert.equal(lines.length, switchAt + 5, 'five frames ran the new code');
     });
 
     it('a syntax error changes nothing and gives the compiler message', async () => {
