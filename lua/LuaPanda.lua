@@ -191,6 +191,7 @@ function M.getInfo()
   lines[#lines + 1] = native.describe()
   lines[#lines + 1] = "breakpoints: " .. breakpoints.count()
   for _, l in ipairs(breakpoints.describe()) do lines[#lines + 1] = "  " .. l end
+  for _, l in ipairs(require("luapanda.fnbreakpoints").describe()) do lines[#lines + 1] = "  function " .. l end
   local cfg = paths.config()
   lines[#lines + 1] = "paths: autoPathMode=" .. tostring(cfg.autoPathMode) .. " caseSensitive=" .. tostring(cfg.caseSensitive)
     .. " luaFileExtension=" .. tostring(cfg.luaFileExtension) .. " cwd=" .. tostring(cfg.cwd)

@@ -190,7 +190,16 @@ static void onCall(lua_State *L, lua_Debug *ar) {
     return;
   }
   mode = modeOf(L);
+  lpn.entryArmed = 0;
   if (has) {
+    /* [0]: a function breakpoint, which fires at this call's first line event. */
+    lua_rawgeti(L, -1, 0);
+    if (!lua_isnil(L, -1)) {
+      lpn.entryArmed = 1;
+      lpn.entryL = L;
+      lpn.entryCi = LPN_CI_KEY(ar);
+    }
+    lua_pop(L, 1);
     if (mode != LPN_MODE_INSIDE) switchMode(L, LPN_MODE_INSIDE);
     cacheSet(L, LPN_CI_KEY(ar), 1);
   } else {
@@ -275,9 +284,43 @@ static int lineHolds(lua_State *L, int line) {
   return hit;
 }
 
+/*
+ * hit(line, fn, entry): the function is known here, so the runtime need not look it up. While it
+ * runs (a condition, a logpoint) the thread has no hook: hooks do not fire inside a hook, but a
+ * line mask still sends every instruction of the runtime's code through the interpreter's hook
+ * check (Lua 5.4: about half the cost of a condition). Put back unless the runtime set hooks
+ * meanwhile (a stop, new breakpoints).
+ */
+static void callHit(lua_State *L, lua_Debug *ar, int entry) {
+  int mask = lua_gethookmask(L), count = lua_gethookcount(L);
+  unsigned long generation = lpn.generation;
+  /* (Not with a poll count: each sethook would start it anew, and frequent hits starve it.) */
+  int unhook = !(mask & LUA_MASKCOUNT);
+  lpn.hits++;
+  if (unhook) lua_sethook(L, NULL, 0, 0);
+  lua_rawgeti(L, LUA_REGISTRYINDEX, lpn.refHitFn);
+  lua_pushinteger(L, ar->currentline);
+  if (!lua_getinfo(L, "f", ar)) lua_pushnil(L);
+  lua_pushboolean(L, entry);
+  if (lua_pcall(L, 3, 0, 0) != 0) {
+    lpn.callbackErrors++;
+    lua_pop(L, 1);
+  }
+  if (unhook && lpn.generation == generation && lua_gethook(L) == NULL)
+    lua_sethook(L, lpn_hook, mask, count);
+  lpn_invalidateCache(); /* the runtime may have stopped, changed breakpoints or hooks */
+}
+
 static void onLine(lua_State *L, lua_Debug *ar) {
   intptr_t ci = LPN_CI_KEY(ar);
-  int hit;
+  if (lpn.entryArmed) {
+    int entry = lpn.entryL == L && lpn.entryCi == ci;
+    lpn.entryArmed = 0;
+    if (entry) {
+      callHit(L, ar, 1); /* (the runtime checks a line breakpoint here too) */
+      return;
+    }
+  }
   if (!lpn.cacheValid || lpn.cacheL != L || lpn.cacheCi != ci) {
     int top = lua_gettop(L);
     unsigned long generation = lpn.generation;
@@ -292,30 +335,7 @@ static void onLine(lua_State *L, lua_Debug *ar) {
     lua_settop(L, top);
   }
   if (!lpn.cacheHas) return;
-  hit = lineHolds(L, ar->currentline);
-  if (hit) {
-    /* hit(line, fn): the function is known here, so the runtime need not look it up. While it
-       runs (a condition, a logpoint) the thread has no hook: hooks do not fire inside a hook,
-       but a line mask still sends every instruction of the runtime's code through the
-       interpreter's hook check (Lua 5.4: about half the cost of a condition). Put back unless
-       the runtime set hooks meanwhile (a stop, new breakpoints). */
-    int mask = lua_gethookmask(L), count = lua_gethookcount(L);
-    unsigned long generation = lpn.generation;
-    /* (Not with a poll count: each sethook would start it anew, and frequent hits starve it.) */
-    int unhook = !(mask & LUA_MASKCOUNT);
-    lpn.hits++;
-    if (unhook) lua_sethook(L, NULL, 0, 0);
-    lua_rawgeti(L, LUA_REGISTRYINDEX, lpn.refHitFn);
-    lua_pushinteger(L, ar->currentline);
-    if (!lua_getinfo(L, "f", ar)) lua_pushnil(L);
-    if (lua_pcall(L, 2, 0, 0) != 0) {
-      lpn.callbackErrors++;
-      lua_pop(L, 1);
-    }
-    if (unhook && lpn.generation == generation && lua_gethook(L) == NULL)
-      lua_sethook(L, lpn_hook, mask, count);
-    lpn_invalidateCache(); /* the runtime may have stopped, changed breakpoints or hooks */
-  }
+  if (lineHolds(L, ar->currentline)) callHit(L, ar, 0);
 }
 
 /* Removes a count that only served to deliver a poll (the watcher is the one that polls). */
@@ -354,7 +374,7 @@ void lpn_hook(lua_State *L, lua_Debug *ar) {
       }
     }
   }
-  if (event == LUA_HOOKLINE && lpn.cacheValid && lpn.cacheL == L &&
+  if (event == LUA_HOOKLINE && !lpn.entryArmed && lpn.cacheValid && lpn.cacheL == L &&
       lpn.cacheCi == LPN_CI_KEY(ar) && !lpn_pollRequested && !lpn_inside &&
       (!lpn.cacheHas || (lpn.lineCount >= 0 && !lineHolds(L, ar->currentline)))) {
     return; /* the hot case inside a function with breakpoints: not a breakpoint line */

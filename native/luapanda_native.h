@@ -23,7 +23,7 @@
 #include "lauxlib.h"
 
 /* What the Lua side checks before using the module (bump on any change of the Lua interface). */
-#define LPN_API_VERSION 3
+#define LPN_API_VERSION 4
 
 /* The hook modes of lua/luapanda/hook.lua. NONE: no event but the count (if any). */
 #define LPN_MODE_NONE (-1)
@@ -63,6 +63,11 @@ typedef struct LpnState {
   const void *linesTable;
   int lineCount; /* -1: more than LPN_LINES_MAX */
   int lines[LPN_LINES_MAX];
+  /* A function breakpoint armed by the call of its function (its verdict has a [0]): the next
+     line event, the call's first, of (entryL, entryCi) calls hit(line, fn, true). */
+  int entryArmed;
+  lua_State *entryL;
+  intptr_t entryCi;
   /* Diagnostics. */
   unsigned long polls, verdictCalls, hits, callbackErrors;
 } LpnState;

@@ -17,7 +17,17 @@ local M = {}
 
 local getinfo = debug.getinfo
 local byKey = {}            -- key -> { [fullPath] = { path = fullPath, lines = { [line] = bp } } }
-local count = 0             -- number of breakpoints in total
+local count = 0             -- number of line breakpoints in total
+local fnCount = 0           -- number of function breakpoints (fnbreakpoints.lua)
+-- fn -> its function breakpoint (fnbreakpoints.lua): its verdict carries it under the key 0, the
+-- hook's sign to stop at the first line event of each call (see hook.lua).
+local entries = setmetatable({}, { __mode = "k" })
+M.entries = entries
+--- function(): tries pending function breakpoint names again; true when one bound (set by
+--- fnbreakpoints.lua while a name is pending).
+M.retryPending = nil
+--- function(): sends what fnbreakpoints.lua has to tell after a verdict.
+M.flushFunctions = nil
 -- fn -> lines|false. One table for the life of the runtime (cleared in place), so the hook and
 -- the native accelerator can hold on to it.
 local verdicts = setmetatable({}, { __mode = "k" })
@@ -47,7 +57,8 @@ M.notifier = nil
 
 function M.addOwnSource(source) ownSources[source] = true end
 function M.isOwnSource(source) return ownSources[source] == true end
-function M.count() return count end
+function M.count() return count + fnCount end
+function M.functionCount() return fnCount end
 function M.all() return byKey end
 
 --- function(): called whenever the verdicts are emptied (the native accelerator's own cache of
@@ -61,6 +72,12 @@ local function reset()
   if M.onReset then M.onReset() end
 end
 
+--- The function breakpoints changed (there are `n`): every verdict is computed anew.
+function M.setFunctionCount(n)
+  fnCount = n
+  reset()
+end
+
 --- The verdict cache itself (weak keys): fn -> {line -> bp} or false; absent = not computed.
 function M.verdictTable() return verdicts end
 
@@ -68,6 +85,7 @@ function M.clear()
   byKey, count = {}, 0
   pending, pendingCount = {}, 0
   M.notifier = nil
+  if M.onClear then M.onClear() end
   reset()
 end
 
@@ -155,6 +173,34 @@ local function compileCheck(expr, what)
   return true
 end
 
+--- A breakpoint's rules, checked when set: `type` (0 condition, 1 logpoint, 2 plain; a function
+--- breakpoint without a type is a logpoint when it has a logMessage), condition, hit condition,
+--- log template. Returns the breakpoint, or nil and why.
+function M.makeRule(spec)
+  local kind = tonumber(spec.type)
+  if kind == nil then
+    kind = (type(spec.logMessage) == "string" and string.find(spec.logMessage, "%S")) and 1 or 2
+  end
+  local bp = { kind = kind, hits = 0 }
+  local condition = spec.condition
+  if type(condition) == "string" and string.find(condition, "%S") and kind ~= 1 then
+    local ok, err = compileCheck(condition, "condition")
+    if not ok then return nil, err end
+    bp.condition = condition
+  end
+  if spec.hitCondition ~= nil and string.find(tostring(spec.hitCondition), "%S") then
+    local hc, err = parseHitCondition(spec.hitCondition)
+    if not hc then return nil, err end
+    bp.hitCondition = hc
+  end
+  if kind == 1 then
+    local parts, err = parseTemplate(tostring(spec.logMessage or ""))
+    if not parts then return nil, err end
+    bp.log = parts
+  end
+  return bp
+end
+
 --- Whether code of the breakpoint file `entry` has been seen (its chunk is loaded).
 local function loaded(entry)
   for source in pairs(seenSources) do
@@ -193,21 +239,10 @@ function M.setFile(path, bks)
     if not line then
       result.verified, result.message = false, "breakpoint without a valid line"
     else
-      local bp = { line = line, kind = tonumber(spec.type) or 2, hits = 0, path = full, entry = entry,
-        requested = tonumber(spec.requested), fnFirst = tonumber(spec.fnFirst), fnLast = tonumber(spec.fnLast) }
-      local err
-      local condition = spec.condition
-      if type(condition) == "string" and string.find(condition, "%S") and bp.kind ~= 1 then
-        local ok, cerr = compileCheck(condition, "condition")
-        if ok then bp.condition = condition else err = cerr end
-      end
-      if not err and spec.hitCondition ~= nil and string.find(tostring(spec.hitCondition), "%S") then
-        local hc, herr = parseHitCondition(spec.hitCondition)
-        if hc then bp.hitCondition = hc else err = herr end
-      end
-      if not err and bp.kind == 1 then
-        local parts, terr = parseTemplate(tostring(spec.logMessage or ""))
-        if parts then bp.log = parts else err = terr end
+      local bp, err = M.makeRule(spec)
+      if bp then
+        bp.line, bp.path, bp.entry = line, full, entry
+        bp.requested, bp.fnFirst, bp.fnLast = tonumber(spec.requested), tonumber(spec.fnFirst), tonumber(spec.fnLast)
       end
       if err then
         result.verified, result.message = false, err
@@ -303,15 +338,22 @@ local function compute(fn)
   if ownSources[info.source] then ownFunctions[fn] = true return false end
   local source = info.source
   noteSource(source)
-  if count == 0 then return false end
-  local entries = bySource[source]
-  if entries == nil then
-    local generation = M.generation
-    entries = M.filesFor(source) or false
-    if generation == M.generation then bySource[source] = entries end
+  local found = false
+  if fnCount > 0 then
+    -- A pending name that binds now makes this verdict stale (M.verdict computes it again).
+    if M.retryPending and M.retryPending() then reset() end
+    local fbp = entries[fn]
+    if fbp then found = { [0] = fbp } end
   end
-  if not entries then return false end
-  for _, entry in ipairs(entries) do
+  if count == 0 then return found end
+  local files = bySource[source]
+  if files == nil then
+    local generation = M.generation
+    files = M.filesFor(source) or false
+    if generation == M.generation then bySource[source] = files end
+  end
+  if not files then return found end
+  for _, entry in ipairs(files) do
     if not entry.announced then
       entry.announced = true
       notice(entry)
@@ -320,8 +362,7 @@ local function compute(fn)
   local first, last = info.linedefined, info.lastlinedefined
   local active = getinfo(fn, "L")
   active = active and active.activelines
-  local found = false
-  for line, bp in pairsOfLines(entries) do
+  for line, bp in pairsOfLines(files) do
     local at
     local target = targets(bp, info)
     if target then
@@ -374,6 +415,7 @@ function M.verdict(fn)
     end
     -- A failed send is retried after the next verdict (the queue is kept until it is sent).
     if pendingCount > 0 and M.notifier then pcall(flush) end
+    if M.flushFunctions then pcall(M.flushFunctions) end
   end
   return v
 end

@@ -30,7 +30,13 @@ local bpMode = false
 local slow = false
 local inside = false
 local guard = false   -- LuaJIT: the next line event may repeat the line we stopped on
-local special = false -- guard or slow: every line event must take the full path
+local special = false -- guard, slow or armed: every line event must take the full path
+-- A function breakpoint to fire at the next line event: the call of its function was just seen,
+-- and the next line event is that call's first (see fnbreakpoints.lua). Line breakpoints cannot
+-- do this: a loop back to the first line would stop again, and the first line event is not
+-- always on the function's lowest line.
+local armed = nil
+local entryCalls = false -- function breakpoints exist: a step (slow mode) takes call events too
 
 local hooks = setmetatable({}, { __mode = "k" }) -- thread key -> { fn = hook, set = setter }
 local pool = setmetatable({}, { __mode = "k" })  -- coroutines we know of
@@ -137,7 +143,7 @@ local function newHook(prog)
         native.sethook(co, bpMode and (m < 2 and m or 2) or -1, watching and 0 or pollEvery)
         return
       elseif slow then
-        mask = "l"
+        mask = entryCalls and "cl" or "l"
       elseif not bpMode then
         mask = ""
       else
@@ -177,6 +183,15 @@ local function newHook(prog)
   -- The full line path; levels: 1 = lineEvent, 2 = hook, 3 = the code.
   local function lineEvent(line)
     if inside then return end
+    if armed then
+      local bp = armed
+      armed = nil
+      special = slow or guard
+      setInsideFlag(true)
+      local ok, stopped = pcall(session.onEntry, bp, line, me)
+      setInsideFlag(false)
+      if ok and stopped then return end
+    end
     if guard then
       setInsideFlag(true)
       local ok, dup, done = pcall(session.isDuplicate, line, me)
@@ -245,7 +260,14 @@ local function newHook(prog)
         if native and not special then refreshAll() return end
       end
     end
-    if not bpMode or slow then return end
+    if slow then
+      if entryCalls and (event == "call" or event == "tail call") then
+        local lines = verdict(getinfo(2 + LV, "f").func)
+        if lines and lines[0] then armed = lines[0] special = true end
+      end
+      return
+    end
+    if not bpMode then return end
     -- 5.1 follows a return by a "tail return" per frame a tail call replaced: the return event
     -- already found where execution lands, and these carry nothing to act on.
     if event == "tail return" then return end
@@ -286,6 +308,8 @@ local function newHook(prog)
       local lines = verdict(fn)
       if isJIT and ownFunctions[fn] then return end
       if lines then
+        -- (One index per call of a function with breakpoints; [0]: a function breakpoint.)
+        if lines[0] then armed = lines[0] special = true end
         if mode ~= 2 then apply(2, lines) else activeLines = lines end
       elseif mode == 2 and not cFunctions[fn] then
         -- A C function runs no lines; if it calls Lua code, that call event decides. (Keeping the
@@ -379,9 +403,17 @@ end
 -- Native accelerator callbacks: called by the C hook, so the code that fired the hook is at
 -- level 2 and these functions stand where the Lua hook would (session finds the code below them).
 -- `fn`: the function running `line` (level 2 here; 4 seen from session.onBreakpoint under pcall).
-local function nativeHit(line, fn)
+-- `entry`: the first line event of a call of `fn`, armed by the C hook (lines[0]: its function
+-- breakpoint, which fires first; a line breakpoint on the same line fires only if it did not).
+local function nativeHit(line, fn, entry)
   if inside or slow or not bpMode then return end
   local lines = verdicts[fn] or verdict(fn)
+  if entry and lines and lines[0] then
+    setInsideFlag(true)
+    local ok, stopped = pcall(session.onEntry, lines[0], line, nativeHit, 4, fn)
+    setInsideFlag(false)
+    if ok and stopped then return end
+  end
   local bp = lines and lines[line]
   if not bp then return end
   setInsideFlag(true)
@@ -531,7 +563,9 @@ function M.configure(state)
   enabled = state.enabled and true or false
   pollEvery = state.pollEvery or pollEvery
   bpMode = breakpoints.count() > 0
+  entryCalls = breakpoints.functionCount() > 0
   slow = state.slow and true or false
+  armed = nil
   special = slow or guard
   jitWanted = enabled and (slow or state.jitOff) and true or false
   local jitDone = applyJit()

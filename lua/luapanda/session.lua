@@ -22,6 +22,7 @@ local jitview = require("luapanda.jitview")
 local conditions = require("luapanda.conditions")
 local consolepipe = require("luapanda.consolepipe")
 local hotreload = require("luapanda.hotreload")
+local fnbreakpoints = require("luapanda.fnbreakpoints")
 
 local S = {}
 
@@ -31,7 +32,7 @@ local MAIN = compat.MAIN
 S.VERSION = "3.3.1"          -- upstream protocol version we speak
 S.RUNTIME_VERSION = "0.1.0"
 S.FEATURES = { "pause", "exceptions", "paging", "hitCondition", "logInterpolation", "functionNames",
-  "coroutines", "configurationDone", "breakpointResults", "setField", "hotReload" }
+  "coroutines", "configurationDone", "breakpointResults", "setField", "hotReload", "functionBreakpoints" }
 
 --- The features this connection has: S.FEATURES, and "jitCompiles" when LuaJIT's compiler stays
 --- on while attached (compiled code runs no hook: a pause takes effect when it leaves compiled
@@ -266,28 +267,31 @@ function S.stopBody(cmd, base, info, thread, threadError)
 end
 
 --- The logpoint's text, its expressions evaluated in the frame at `level` (relative to the caller).
-local function interpolate(bp, level)
+local function interpolate(bp, level, line)
   local out = {}
   for _, part in ipairs(bp.log) do
     if type(part) == "string" then
       out[#out + 1] = part
     else
-      local ok, value = conditions.evaluate(part.expr, level + 1, bp.line)
+      local ok, value = conditions.evaluate(part.expr, level + 1, line)
       out[#out + 1] = ok and (type(value) == "string" and value or safe.tostring(value)) or ("{" .. part.expr .. ": " .. tostring(value) .. "}")
     end
   end
   return table.concat(out)
 end
 
---- Decides whether a breakpoint whose line was reached fires. `base` relative to the caller.
-local function breakpointFires(bp, base, fn)
+--- Decides whether a breakpoint reached at `line` fires. `base` relative to the caller.
+local function breakpointFires(bp, base, fn, line)
+  line = line or bp.line
   if bp.condition then
-    local ok, value = conditions.evaluate(bp.condition, base + 1, bp.line, fn)
+    local ok, value = conditions.evaluate(bp.condition, base + 1, line, fn)
     if not ok then
       -- Said once per breakpoint: a condition that fails is false, and the user should know why.
       if not bp.conditionError then
         bp.conditionError = tostring(value)
-        S.log("LuaPanda: the condition of the breakpoint at line " .. tostring(bp.line) .. " ("
+        local what = bp.isFunction and ("function breakpoint " .. bp.name)
+          or ("breakpoint at line " .. tostring(bp.line))
+        S.log("LuaPanda: the condition of the " .. what .. " ("
           .. bp.condition .. ") failed: " .. bp.conditionError .. "; it counts as false", 2)
       end
       return false
@@ -296,7 +300,7 @@ local function breakpointFires(bp, base, fn)
   end
   if not breakpoints.countHit(bp) then return false end
   if bp.kind == 1 then
-    S.log("[LogPoint Output]: " .. interpolate(bp, base + 1), 2, 2)
+    S.log("[LogPoint Output]: " .. interpolate(bp, base + 1, line), 2, 2)
     return false
   end
   return true
@@ -348,6 +352,19 @@ function S.onBreakpoint(bp, line, hookFn, codeAt, fn)
   if breakpointFires(bp, base, fn) then
     S.stop("stopOnBreakpoint", base, { hitLines = { line } })
   end
+end
+
+-- Called by the hook on the first line event of a call of a function with a function breakpoint
+-- (fnbreakpoints.lua); returns whether the program stopped.
+function S.onEntry(bp, line, hookFn, codeAt, fn)
+  if not S.link or S.stopped then return false end
+  local base = codeAt or codeLevel(hookFn)
+  if not base then return false end
+  if breakpointFires(bp, base, fn, line) then
+    S.stop("stopOnBreakpoint", base, { hitFunctions = { bp.name } })
+    return true
+  end
+  return false
 end
 
 -- Called by the hook on every line while a step, pause, entry or BP() is pending.
@@ -525,6 +542,14 @@ end
 function commands.hotReload(info, id)
   hotreload.clock = clock
   S.send("hotReload", hotreload.reload(info.path, info.source), id)
+end
+
+-- Extension (feature functionBreakpoints): replaces every function breakpoint.
+function commands.setFunctionBreakPoint(info, id)
+  fnbreakpoints.notifier = function(bound) S.send("functionBreakpointsBound", bound, "0") end
+  local results = fnbreakpoints.set(type(info.names) == "table" and info.names or {})
+  S.send("setFunctionBreakPoint", { results = results }, id)
+  if not S.stopped then S.updateHooks() end
 end
 
 function commands.setExceptionBreakpoints(info, id)

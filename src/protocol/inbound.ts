@@ -71,6 +71,11 @@ export function classifyFrame(json: unknown, text: string): Inbound {
       if (!bound.success) return invalid(cmd, bound.error, text);
       return { kind: 'notification', notification: { kind: 'bound', cmd, ...bound.data } };
     }
+    case 'functionBreakpointsBound': {
+      const bound = luaNotificationSchemas.functionBreakpointsBound.safeParse(envelope.info);
+      if (!bound.success) return invalid(cmd, bound.error, text);
+      return { kind: 'notification', notification: { kind: 'functionsBound', cmd, ...bound.data } };
+    }
   }
   if (cmd in replySchemas) return { kind: 'unsolicited-reply', cmd };
   return {

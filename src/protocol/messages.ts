@@ -155,6 +155,34 @@ export const hotReloadRequestSchema = z.object({
 
 const emptyRequestSchema = wireObject({});
 
+// Function breakpoints (feature `functionBreakpoints`): Docs/Protocol_Extensions.md.
+
+/** Extension: one function breakpoint, named as Lua source writes the function. */
+export const functionBreakpointSpecSchema = z.object({
+  name: z.string().min(1),
+  condition: z.string().optional(),
+  hitCondition: z.string().optional(),
+  logMessage: z.string().optional(),
+});
+/** Extension: replaces every function breakpoint. */
+export const setFunctionBreakPointRequestSchema = z.object({
+  names: wireArray(functionBreakpointSpecSchema),
+});
+/** Where a function breakpoint bound (`file`/`oPath` as stack frames name a chunk), or why not. */
+export const functionBreakpointResultSchema = z.object({
+  name: z.string(),
+  verified: wireBoolean,
+  file: z.string().optional(),
+  oPath: z.string().optional(),
+  line: wireNumber.optional(),
+  message: z.string().optional(),
+});
+export type FunctionBreakpointResult = z.output<typeof functionBreakpointResultSchema>;
+/** The reply, and the notification `functionBreakpointsBound` (names that bound later). */
+export const functionBreakpointResultsSchema = wireObject({
+  results: wireArray(functionBreakpointResultSchema),
+});
+
 /** Every command the IDE sends, with the schema of its `info`. */
 export const ideToLuaSchemas = {
   initSuccess: initSuccessRequestSchema,
@@ -173,6 +201,7 @@ export const ideToLuaSchemas = {
   setExceptionBreakpoints: setExceptionBreakpointsRequestSchema,
   configurationDone: emptyRequestSchema,
   hotReload: hotReloadRequestSchema,
+  setFunctionBreakPoint: setFunctionBreakPointRequestSchema,
 } as const;
 export type IdeCommand = keyof typeof ideToLuaSchemas;
 export type IdeRequestInfo<C extends IdeCommand> = z.input<(typeof ideToLuaSchemas)[C]>;
@@ -274,6 +303,7 @@ export const replySchemas = {
   setExceptionBreakpoints: anyInfo,
   configurationDone: anyInfo,
   hotReload: hotReloadReplySchema,
+  setFunctionBreakPoint: functionBreakpointResultsSchema,
 } as const;
 export type RequestCommand = keyof typeof replySchemas;
 export type ReplyInfo<C extends RequestCommand> = z.output<(typeof replySchemas)[C]>;
@@ -303,6 +333,8 @@ export const stopInfoSchema = z.union([
     uncaught: wireBoolean.optional(),
     /** Extension: the lines of the breakpoints that caused a `stopOnBreakpoint`. */
     hitLines: wireArray(wireNumber).optional(),
+    /** Extension: the names of the function breakpoints that caused a `stopOnBreakpoint`. */
+    hitFunctions: wireArray(z.string()).optional(),
   }),
 ]);
 
@@ -324,6 +356,7 @@ export const luaNotificationSchemas = {
   tipError: logInfoSchema,
   debug_console: logInfoSchema,
   breakpointsBound: breakpointsBoundSchema,
+  functionBreakpointsBound: functionBreakpointResultsSchema,
 } as const;
 
 export type LuaNotification =
@@ -344,6 +377,11 @@ export type LuaNotification =
       readonly cmd: 'breakpointsBound';
       readonly path: string;
       readonly lines: readonly { readonly line: number; readonly bound: number }[];
+    }
+  | {
+      readonly kind: 'functionsBound';
+      readonly cmd: 'functionBreakpointsBound';
+      readonly results: readonly FunctionBreakpointResult[];
     };
 
 export const stopNotificationSchema = z.object({

@@ -9,9 +9,11 @@ import { LuaInterpreter } from '../harness/interpreters';
 import { LuaProcess, REPO_ROOT, spawnLua } from '../harness/luaProcess';
 import { TestIde } from '../harness/testIde';
 import {
+  FunctionBreakpointResult,
   HandshakeSettings,
   InitSuccessReply,
   LuaStackFrame,
+  IdeRequestInfo,
   WireBreakpoint,
 } from '../../src/protocol';
 
@@ -34,6 +36,8 @@ export interface Session {
   ide: TestIde;
   lua: LuaProcess;
   reply: InitSuccessReply;
+  /** The answer to `functionBreakpoints`, when given. */
+  functionResults?: FunctionBreakpointResult[];
 }
 
 export interface StartOptions {
@@ -41,6 +45,8 @@ export interface StartOptions {
   args?: string[];
   /** Breakpoints to set before `configurationDone`, by fixture file name. */
   breakpoints?: Record<string, WireBreakpoint[]>;
+  /** Function breakpoints to set before `configurationDone` (setFunctionBreakPoint). */
+  functionBreakpoints?: IdeRequestInfo<'setFunctionBreakPoint'>['names'];
   exceptionFilters?: ('uncaught' | 'caught' | 'assert')[];
   /** Script to run instead of the fixture (the fixture path is then passed as an argument). */
   script?: string;
@@ -85,13 +91,20 @@ export async function startSession(
     for (const [bpFile, bks] of Object.entries(options.breakpoints ?? {})) {
       await ide.connection.request('setBreakPoint', { path: file(bpFile), bks });
     }
+    let functionResults: FunctionBreakpointResult[] | undefined;
+    if (options.functionBreakpoints) {
+      const answer = await ide.connection.request('setFunctionBreakPoint', {
+        names: options.functionBreakpoints,
+      });
+      functionResults = answer.results;
+    }
     if (options.exceptionFilters) {
       await ide.connection.request('setExceptionBreakpoints', {
         filters: options.exceptionFilters,
       });
     }
     await ide.connection.request('configurationDone', {});
-    const session = { ide, lua: proc, reply };
+    const session = { ide, lua: proc, reply, functionResults };
     open.add(session);
     return session;
   } catch (error) {
