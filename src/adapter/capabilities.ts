@@ -45,8 +45,8 @@ export const CAPABILITY_TABLE: Table = {
     note: 'the program is held until configurationDone',
   },
   supportsFunctionBreakpoints: {
-    value: false,
-    note: 'Lua has no stable function names to break on',
+    value: true,
+    note: `names as Lua writes them (\`Entity:update\`, \`util.helper\`, \`tick\`), found among globals, loaded modules and the tables they hold; stop on entry, with conditions, hit conditions and log messages; unverified until the name's code is loaded; ${RUNTIME_NOTE} they stay unverified`,
   },
   supportsConditionalBreakpoints: {
     value: true,
@@ -146,7 +146,7 @@ export function renderCoverage(): string {
     'the adapter tests with `UPDATE_GOLDEN=1` to regenerate it).',
     '',
     'Requests served: initialize, launch, attach, configurationDone, setBreakpoints,',
-    'setExceptionBreakpoints, threads, stackTrace, scopes, variables (with paging), evaluate (watch,',
+    'setFunctionBreakpoints, setExceptionBreakpoints, threads, stackTrace, scopes, variables (with paging), evaluate (watch,',
     'hover, repl, clipboard), setVariable, continue, next, stepIn, stepOut, pause, exceptionInfo,',
     'disconnect, terminate, cancel (of the attach progress).',
     '',

@@ -51,7 +51,14 @@ import { WARNING_EVENT, WarningEventBody } from './warningEvent';
 import { evaluateBody } from './evaluation';
 import { GameWait } from './gameWait';
 import { findRuntimeDir } from './runtimeLocation';
-import { dapBreakpoint, dapVariable, outputCategory, stackFrame, stoppedEvent } from './translate';
+import {
+  dapBreakpoint,
+  dapFunctionBreakpoint,
+  dapVariable,
+  outputCategory,
+  stackFrame,
+  stoppedEvent,
+} from './translate';
 
 /**
  * The library's logger queues every message until `setup` is called, in process forever; we do
@@ -228,6 +235,23 @@ export class LuaDebugSession extends LoggingDebugSession {
       }));
       const list = await this.requireSession().setBreakpoints(file, specs);
       response.body = { breakpoints: list.map(dapBreakpoint) };
+    });
+  }
+
+  protected override async setFunctionBreakPointsRequest(
+    response: DebugProtocol.SetFunctionBreakpointsResponse,
+    args: DebugProtocol.SetFunctionBreakpointsArguments,
+  ): Promise<void> {
+    await this.respond(response, async () => {
+      const specs = args.breakpoints.map((bp) => ({
+        name: bp.name,
+        condition: bp.condition,
+        hitCondition: bp.hitCondition,
+        // (Not in DAP's FunctionBreakpoint; a client may send it as it does for source lines.)
+        logMessage: (bp as { logMessage?: string }).logMessage,
+      }));
+      const list = await this.requireSession().setFunctionBreakpoints(specs);
+      response.body = { breakpoints: list.map(dapFunctionBreakpoint) };
     });
   }
 
@@ -442,6 +466,11 @@ export class LuaDebugSession extends LoggingDebugSession {
     );
     session.on('breakpoints', (list) => {
       for (const bp of list) this.sendEvent(new BreakpointEvent('changed', dapBreakpoint(bp)));
+    });
+    session.on('functionBreakpoints', (list) => {
+      for (const bp of list) {
+        this.sendEvent(new BreakpointEvent('changed', dapFunctionBreakpoint(bp)));
+      }
     });
     session.on('warning', (text) => {
       const body: WarningEventBody = { text };

@@ -10,7 +10,14 @@ import {
 } from '@vscode/debugadapter';
 import type { DebugProtocol } from '@vscode/debugprotocol';
 import * as path from 'node:path';
-import type { Breakpoint, Frame, OutputCategory, StopInfo, Variable } from '../session';
+import type {
+  Breakpoint,
+  Frame,
+  FunctionBreakpoint,
+  OutputCategory,
+  StopInfo,
+  Variable,
+} from '../session';
 
 export function stoppedEvent(stop: StopInfo): DebugProtocol.StoppedEvent {
   const event = new StoppedEvent(
@@ -41,6 +48,16 @@ export function dapBreakpoint(bp: Breakpoint): DebugProtocol.Breakpoint {
   const out = new DapBreakpoint(bp.verified, bp.line) as DebugProtocol.Breakpoint;
   out.id = bp.id;
   out.source = new Source(path.basename(bp.path.replace(/\\/g, '/')), bp.path);
+  if (bp.message !== undefined) out.message = bp.message;
+  return out;
+}
+
+/** A function breakpoint: where it bound (its function's first line), or why not yet. */
+export function dapFunctionBreakpoint(bp: FunctionBreakpoint): DebugProtocol.Breakpoint {
+  const out: DebugProtocol.Breakpoint = { id: bp.id, verified: bp.verified };
+  if (bp.path !== undefined)
+    out.source = new Source(path.basename(bp.path.replace(/\\/g, '/')), bp.path);
+  if (bp.line !== undefined) out.line = bp.line;
   if (bp.message !== undefined) out.message = bp.message;
   return out;
 }

@@ -64,6 +64,11 @@ export class BreakpointStore {
 
   constructor(private readonly caseSensitive: boolean) {}
 
+  /** A fresh id from the sequence every breakpoint of the session (function ones too) shares. */
+  allocateId(): number {
+    return this.nextId++;
+  }
+
   /**
    * Replaces the breakpoints of `path`; returns the new list (ids kept where lines match).
    * `source` is the file's analysis; without it, lines are used as they are.

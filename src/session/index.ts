@@ -21,3 +21,4 @@ export * from './listenHost';
 export * from './workspaceFiles';
 export * from './inspection';
 export * from './luaSession';
+export * from './functionBreakpoints';

@@ -34,6 +34,12 @@ import {
   sameNameFakeHit,
 } from './stopSnapshot';
 import { FunctionNames } from './functionNames';
+import {
+  FunctionBreakpoint,
+  FunctionBreakpointSpec,
+  FunctionBreakpointStore,
+} from './functionBreakpoints';
+import { FunctionBreakpointSync } from './functionBreakpointSync';
 import type {
   EvaluateResult,
   Frame,
@@ -70,6 +76,8 @@ export class LuaSession extends EventEmitter<LuaSessionEvents> {
   private readonly machine = new StateMachine((change) => this.emit('state', change));
   private readonly store: BreakpointStore;
   private readonly sync: BreakpointSync;
+  private readonly functionStore: FunctionBreakpointStore;
+  private readonly functionSync: FunctionBreakpointSync;
   private readonly mapper: SourceMapper;
   private readonly frameHandles = new HandleTable<Frame>();
   private readonly threadRegistry = new ThreadRegistry();
@@ -111,6 +119,14 @@ export class LuaSession extends EventEmitter<LuaSessionEvents> {
       announce: (changed) => this.emit('breakpoints', changed),
       warn: (text) => this.emit('warning', text),
     });
+    this.functionStore = new FunctionBreakpointStore(() => this.store.allocateId());
+    this.functionSync = new FunctionBreakpointSync({
+      store: this.functionStore,
+      resolve: (chunk) => this.mapper.resolve(chunk),
+      features: () => this.features,
+      sendList: (info) => this.request('setFunctionBreakPoint', info),
+      announce: (changed) => this.emit('functionBreakpoints', changed),
+    });
   }
 
   // ---------------------------------------------------------------------------------------------
@@ -146,6 +162,10 @@ export class LuaSession extends EventEmitter<LuaSessionEvents> {
     return this.store.all();
   }
 
+  get functionBreakpoints(): FunctionBreakpoint[] {
+    return this.functionStore.all();
+  }
+
   /** Output since `cursor` (the `seq` after the last entry read). */
   output(cursor = 0): { entries: OutputEntry[]; next: number } {
     return this.outputLog.since(cursor);
@@ -161,6 +181,13 @@ export class LuaSession extends EventEmitter<LuaSessionEvents> {
   /** Replaces the breakpoints of one file; resolves with them once the Lua side has answered. */
   async setBreakpoints(path: string, specs: readonly BreakpointSpec[]): Promise<Breakpoint[]> {
     return this.sync.set(path, specs, this.isConnected());
+  }
+
+  /** Replaces every function breakpoint; resolves with them once the Lua side has answered. */
+  async setFunctionBreakpoints(
+    specs: readonly FunctionBreakpointSpec[],
+  ): Promise<FunctionBreakpoint[]> {
+    return this.functionSync.set(specs, this.isConnected());
   }
 
   async setExceptionFilters(filters: readonly ExceptionFilter[]): Promise<void> {
@@ -393,6 +420,7 @@ export class LuaSession extends EventEmitter<LuaSessionEvents> {
     // Send everything at once: upstream reads one frame right after the handshake and the rest
     // at its next poll, so waiting for each reply would let the first lines run unguarded.
     const sends: Promise<unknown>[] = this.store.paths().map((path) => this.sync.send(path));
+    if (this.functionStore.size > 0) sends.push(this.functionSync.send());
     if (this.features.has('exceptions')) {
       sends.push(this.request('setExceptionBreakpoints', { filters: this.exceptionFilters }));
     }
@@ -459,6 +487,7 @@ export class LuaSession extends EventEmitter<LuaSessionEvents> {
           frames: this.frameHandles,
           threads: this.threadRegistry,
           breakpoints: this.store,
+          functionBreakpointIds: (names) => this.functionStore.idsFor(names),
           pauseEmulated: this.pauseEmulated,
         });
         this.pauseEmulated = false;
@@ -474,6 +503,9 @@ export class LuaSession extends EventEmitter<LuaSessionEvents> {
         return;
       case 'bound':
         this.sync.onBound(notification);
+        return;
+      case 'functionsBound':
+        this.functionSync.onBound(notification.results);
         return;
       case 'memory':
         return;
@@ -494,6 +526,7 @@ export class LuaSession extends EventEmitter<LuaSessionEvents> {
     this.leaveStop('the connection closed');
     this.currentStop = undefined;
     this.sync.disconnected();
+    this.functionSync.disconnected();
     const connector = this.connector;
     const debuggee = connector?.process;
     if (debuggee) {

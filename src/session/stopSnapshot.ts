@@ -65,6 +65,8 @@ export interface StopContext {
   readonly frames: HandleTable<Frame>;
   readonly threads: ThreadRegistry;
   readonly breakpoints: BreakpointStore;
+  /** Ids of the function breakpoints of these names (a stop's `hitFunctions`). */
+  readonly functionBreakpointIds?: (names: readonly string[]) => number[];
   /** A pause was asked for with step-in emulation, so a step stop is really the pause. */
   readonly pauseEmulated: boolean;
 }
@@ -72,7 +74,12 @@ export interface StopContext {
 export interface StopNotification {
   readonly cmd: StopCommand;
   readonly stack: readonly LuaStackFrame[];
-  readonly info: { exceptionText?: string; uncaught?: boolean; hitLines?: number[] };
+  readonly info: {
+    exceptionText?: string;
+    uncaught?: boolean;
+    hitLines?: number[];
+    hitFunctions?: string[];
+  };
 }
 
 export function buildStop(stop: StopNotification, context: StopContext): StopInfo {
@@ -82,7 +89,11 @@ export function buildStop(stop: StopNotification, context: StopContext): StopInf
   if (reason === 'step' && context.pauseEmulated) reason = 'pause';
   const top = frames[0];
   let hitBreakpointIds: number[] = [];
-  if (reason === 'breakpoint' && top?.path !== undefined) {
+  const hitFunctions = stop.info.hitFunctions;
+  if (reason === 'breakpoint' && hitFunctions !== undefined) {
+    // A function breakpoint's stop: a line breakpoint on the same line did not fire with it.
+    hitBreakpointIds = context.functionBreakpointIds?.(hitFunctions) ?? [];
+  } else if (reason === 'breakpoint' && top?.path !== undefined) {
     hitBreakpointIds = context.breakpoints.idsAt(top.path, stop.info.hitLines ?? [top.line]);
   }
   const exceptionText = stop.info.exceptionText;
@@ -115,7 +126,7 @@ export function sameNameFakeHit(
   breakpoints: BreakpointStore,
 ): { isFakeHit: 'true'; fakeBKPath: string; fakeBKLine: string } | undefined {
   const top = stop.stack[0];
-  if (stop.cmd !== 'stopOnBreakpoint' || !top) return undefined;
+  if (stop.cmd !== 'stopOnBreakpoint' || !top || stop.info.hitFunctions) return undefined;
   const path = mapper.resolve({ file: top.file, oPath: top.oPath });
   if (path === undefined || !breakpoints.isSameNameMismatch(path, top.line)) return undefined;
   return { isFakeHit: 'true', fakeBKPath: top.oPath ?? top.file, fakeBKLine: String(top.line) };

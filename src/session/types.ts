@@ -4,6 +4,7 @@
  */
 import type { LuaConnection, StopCommand } from '../protocol';
 import type { Breakpoint } from './breakpoints';
+import type { FunctionBreakpoint } from './functionBreakpoints';
 import type { SessionError } from './errors';
 import type { StateChange } from './state';
 
@@ -145,6 +146,8 @@ export interface LuaSessionEvents {
   continued: [{ readonly threadId: number; readonly allThreadsContinued: boolean }];
   output: [OutputEntry];
   breakpoints: [readonly Breakpoint[]];
+  /** Function breakpoints changed (a pending name bound once its code loaded…). */
+  functionBreakpoints: [readonly FunctionBreakpoint[]];
   /** Something about a breakpoint to say once: its condition does not parse, or failed. */
   warning: [string];
   process: [{ readonly pid: number; readonly name: string }];

@@ -21,6 +21,8 @@ export type BreakpointMap = Record<string, DebugProtocol.SourceBreakpoint[]>;
 
 export interface StartOptions {
   breakpoints?: BreakpointMap;
+  /** Sent with setFunctionBreakpoints after the line breakpoints (the answer: functionBreakpointResponse). */
+  functionBreakpoints?: DebugProtocol.FunctionBreakpoint[];
   exceptionFilters?: string[];
   /** Client capabilities sent with `initialize` besides the usual ones (e.g. progress). */
   client?: Partial<DebugProtocol.InitializeRequestArguments>;
@@ -54,6 +56,7 @@ export class DapTest {
   readonly events: DebugProtocol.Event[] = [];
   pid: number | undefined;
   breakpointResponses: Record<string, DebugProtocol.Breakpoint[]> = {};
+  functionBreakpointResponse: DebugProtocol.Breakpoint[] = [];
   private stopped = false;
   /** Stops not yet consumed: a stop may come before the launch response. */
   private readonly stops: DebugProtocol.StoppedEvent[] = [];
@@ -102,6 +105,12 @@ export class DapTest {
           breakpoints,
         });
         this.breakpointResponses[file] = response.body.breakpoints;
+      }
+      if (options.functionBreakpoints) {
+        const response = await this.dc.setFunctionBreakpointsRequest({
+          breakpoints: options.functionBreakpoints,
+        });
+        this.functionBreakpointResponse = response.body.breakpoints;
       }
       await this.dc.setExceptionBreakpointsRequest({
         filters: options.exceptionFilters ?? ['uncaught'],
