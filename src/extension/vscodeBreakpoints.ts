@@ -9,7 +9,13 @@
 import * as path from 'node:path';
 import type { DebugProtocol } from '@vscode/debugprotocol';
 import * as vscode from 'vscode';
-import { BreakpointInfo, BreakpointService, BreakpointSpec } from '../mcp/channel';
+import {
+  BreakpointInfo,
+  BreakpointService,
+  BreakpointSpec,
+  FunctionBreakpointInfo,
+  FunctionBreakpointSpec,
+} from '../mcp/channel';
 import { BreakpointPrecheck, PrecheckedBreakpoint } from '../session/breakpointPrecheck';
 
 interface Binding {
@@ -17,7 +23,12 @@ interface Binding {
   message?: string;
   /** Where the adapter bound it. */
   line?: number;
+  /** The file it bound in (function breakpoints). */
+  path?: string;
 }
+
+/** The waiters' key for a setFunctionBreakpoints answer (no file path can look like it). */
+const FUNCTIONS = '\0functions';
 
 export class VscodeBreakpoints implements BreakpointService, vscode.Disposable {
   private nextId = 1;
@@ -81,6 +92,61 @@ export class VscodeBreakpoints implements BreakpointService, vscode.Disposable {
     if (precheck) this.prechecks.set(id, precheck);
     await answered;
     return this.info(breakpoint);
+  }
+
+  listFunctions(): FunctionBreakpointInfo[] {
+    return vscode.debug.breakpoints
+      .filter((bp): bp is vscode.FunctionBreakpoint => bp instanceof vscode.FunctionBreakpoint)
+      .map((bp) => this.functionInfo(bp));
+  }
+
+  async addFunction(spec: FunctionBreakpointSpec): Promise<FunctionBreakpointInfo> {
+    const breakpoint = new vscode.FunctionBreakpoint(
+      spec.functionName,
+      true,
+      spec.condition,
+      spec.hitCondition,
+      spec.logMessage,
+    );
+    const live = vscode.debug.activeDebugSession !== undefined;
+    const answered = live ? this.nextAnswer(FUNCTIONS, 3000) : Promise.resolve();
+    vscode.debug.addBreakpoints([breakpoint]);
+    this.idOf(breakpoint);
+    await answered;
+    return this.functionInfo(breakpoint);
+  }
+
+  /** A setFunctionBreakpoints request of `sessionId` and its answer, as seen by the tracker. */
+  onSetFunctionBreakpoints(
+    sessionId: string,
+    args: DebugProtocol.SetFunctionBreakpointsArguments,
+    response: DebugProtocol.SetFunctionBreakpointsResponse,
+  ): void {
+    const answers = response.success ? (response.body?.breakpoints ?? []) : [];
+    const adapterIds = this.adapterIds.get(sessionId) ?? new Map<number, number>();
+    this.adapterIds.set(sessionId, adapterIds);
+    const unmatched = vscode.debug.breakpoints.filter(
+      (bp): bp is vscode.FunctionBreakpoint => bp instanceof vscode.FunctionBreakpoint,
+    );
+    args.breakpoints.forEach((request, i) => {
+      const index = unmatched.findIndex((bp) => bp.functionName === request.name);
+      if (index < 0) return;
+      const ours = this.idOf(unmatched.splice(index, 1)[0]);
+      const answer = answers[i];
+      const binding: Binding = answer
+        ? {
+            verified: answer.verified,
+            message: answer.message,
+            line: answer.line,
+            path: answer.source?.path,
+          }
+        : { verified: false, message: response.message ?? 'The debugger refused the breakpoints.' };
+      this.bindingsOf(ours).set(sessionId, binding);
+      if (answer?.id !== undefined) adapterIds.set(answer.id, ours);
+    });
+    for (const waiter of [...this.answerWaiters]) {
+      if (waiter.file === FUNCTIONS) waiter.resolve();
+    }
   }
 
   async remove(ids: readonly number[]): Promise<void> {
@@ -151,6 +217,7 @@ export class VscodeBreakpoints implements BreakpointService, vscode.Disposable {
       verified: body.breakpoint.verified,
       message: body.breakpoint.message,
       line: body.breakpoint.line,
+      path: body.breakpoint.source?.path,
     });
   }
 
@@ -202,6 +269,28 @@ export class VscodeBreakpoints implements BreakpointService, vscode.Disposable {
       const timer = setTimeout(waiter.resolve, timeoutMs);
       this.answerWaiters.add(waiter);
     });
+  }
+
+  private functionInfo(bp: vscode.FunctionBreakpoint): FunctionBreakpointInfo {
+    const id = this.idOf(bp);
+    const bindings = [...(this.bindings.get(id)?.values() ?? [])];
+    const chosen = bindings.find((b) => b.verified) ?? bindings.find((b) => b.message);
+    const message =
+      chosen?.message ??
+      (bindings.length === 0 && !vscode.debug.activeDebugSession
+        ? 'No debug session yet; the breakpoint is set when one starts.'
+        : undefined);
+    return {
+      id,
+      functionName: bp.functionName,
+      ...(bp.condition ? { condition: bp.condition } : {}),
+      ...(bp.hitCondition ? { hitCondition: bp.hitCondition } : {}),
+      ...(bp.logMessage ? { logMessage: bp.logMessage } : {}),
+      verified: chosen?.verified ?? false,
+      ...(message ? { message } : {}),
+      ...(chosen?.path !== undefined ? { filePath: chosen.path } : {}),
+      ...(chosen?.line !== undefined ? { line: chosen.line } : {}),
+    };
   }
 
   private info(bp: vscode.SourceBreakpoint): BreakpointInfo {

@@ -241,6 +241,12 @@ export class VscodeDebugChannel
               request.arguments as DebugProtocol.SetBreakpointsArguments,
               response as DebugProtocol.SetBreakpointsResponse,
             );
+          } else if (request.command === 'setFunctionBreakpoints') {
+            this.breakpoints.onSetFunctionBreakpoints(
+              session.id,
+              request.arguments as DebugProtocol.SetFunctionBreakpointsArguments,
+              response as DebugProtocol.SetFunctionBreakpointsResponse,
+            );
           } else if (!response.success && marker) {
             this.startFailures.set(marker, response.message ?? `${request.command} failed`);
           }

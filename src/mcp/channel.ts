@@ -60,9 +60,30 @@ export interface BreakpointInfo extends BreakpointSpec {
   readonly message?: string;
 }
 
+/** A function breakpoint: the function as Lua source names it (`Entity:update`, `util.helper`). */
+export interface FunctionBreakpointSpec {
+  readonly functionName: string;
+  readonly condition?: string;
+  readonly hitCondition?: string;
+  readonly logMessage?: string;
+}
+
+export interface FunctionBreakpointInfo extends FunctionBreakpointSpec {
+  /** Our id, from the same sequence as line breakpoints'. */
+  readonly id: number;
+  readonly verified: boolean;
+  readonly message?: string;
+  /** Where a session bound it: the function's file and first line. */
+  readonly filePath?: string;
+  readonly line?: number;
+}
+
 export interface BreakpointService {
   list(): BreakpointInfo[];
   add(spec: BreakpointSpec): Promise<BreakpointInfo>;
+  listFunctions(): FunctionBreakpointInfo[];
+  addFunction(spec: FunctionBreakpointSpec): Promise<FunctionBreakpointInfo>;
+  /** Removes breakpoints of either kind. */
   remove(ids: readonly number[]): Promise<void>;
   /** Our id for a breakpoint id that a session's adapter reported (e.g. in `hitBreakpointIds`). */
   idForAdapterBreakpoint(sessionId: string, adapterId: number): number | undefined;

@@ -6,15 +6,22 @@
  */
 import type { DebugProtocol } from '@vscode/debugprotocol';
 import { BreakpointPrecheck, PrecheckedBreakpoint } from '../session/breakpointPrecheck';
-import { BreakpointInfo, BreakpointService, BreakpointSpec } from './channel';
+import {
+  BreakpointInfo,
+  BreakpointService,
+  BreakpointSpec,
+  FunctionBreakpointInfo,
+  FunctionBreakpointSpec,
+} from './channel';
+import { FunctionEntry, functionAnswer, functionInfo } from './headlessFunctions';
 
 /** What the store needs of a live session to push breakpoints to it. */
 export interface BreakpointTarget {
   readonly id: string;
   /** Resolves with the answer and its `seq` among the adapter's messages (events included). */
   request(
-    command: 'setBreakpoints',
-    args: DebugProtocol.SetBreakpointsArguments,
+    command: 'setBreakpoints' | 'setFunctionBreakpoints',
+    args: DebugProtocol.SetBreakpointsArguments | DebugProtocol.SetFunctionBreakpointsArguments,
   ): Promise<{ body: unknown; seq: number }>;
 }
 
@@ -38,6 +45,7 @@ interface AdapterEvent {
 export class HeadlessBreakpoints implements BreakpointService {
   private nextId = 1;
   private readonly entries = new Map<number, Entry>();
+  private readonly functions = new Map<number, FunctionEntry>();
   private readonly precheck = new BreakpointPrecheck();
   private readonly targets = new Map<string, BreakpointTarget>();
   /** session id → adapter breakpoint id → our id */
@@ -70,8 +78,30 @@ export class HeadlessBreakpoints implements BreakpointService {
     return this.info(id, entry);
   }
 
+  listFunctions(): FunctionBreakpointInfo[] {
+    return [...this.functions].map(([id, entry]) => functionInfo(id, entry));
+  }
+
+  async addFunction(spec: FunctionBreakpointSpec): Promise<FunctionBreakpointInfo> {
+    const id = this.nextId++;
+    const entry: FunctionEntry = {
+      spec,
+      verified: false,
+      message:
+        this.targets.size === 0
+          ? 'No debug session yet; the breakpoint is set when one starts.'
+          : undefined,
+    };
+    this.functions.set(id, entry);
+    await this.syncFunctions();
+    return functionInfo(id, entry);
+  }
+
   async remove(ids: readonly number[]): Promise<void> {
     const files = new Set<string>();
+    const functionsBefore = this.functions.size;
+    for (const id of ids) this.functions.delete(id);
+    if (this.functions.size !== functionsBefore) await this.syncFunctions();
     for (const id of ids) {
       const entry = this.entries.get(id);
       if (!entry) continue;
@@ -91,6 +121,7 @@ export class HeadlessBreakpoints implements BreakpointService {
     this.adapterIds.set(target.id, new Map());
     const files = new Set([...this.entries.values()].map((e) => e.spec.filePath));
     await Promise.all([...files].map((file) => this.syncFile(file, [target])));
+    if (this.functions.size > 0) await this.syncFunctions([target]);
   }
 
   detach(sessionId: string): void {
@@ -113,8 +144,69 @@ export class HeadlessBreakpoints implements BreakpointService {
       this.early.get(sessionId)?.set(adapterId, { body, seq });
       return;
     }
-    const entry = this.entries.get(ours);
+    const entry = this.entries.get(ours) ?? this.functions.get(ours);
     if (entry) applyEvent(entry, { body, seq });
+  }
+
+  /** Sends every function breakpoint (DAP replaces the whole list) to `targets`. */
+  private async syncFunctions(targets = [...this.targets.values()]): Promise<void> {
+    const mine = [...this.functions];
+    const args: DebugProtocol.SetFunctionBreakpointsArguments = {
+      breakpoints: mine.map(([, { spec }]) => ({
+        name: spec.functionName,
+        condition: spec.condition,
+        hitCondition: spec.hitCondition,
+        // (Not in DAP's FunctionBreakpoint; our adapter reads it as for source breakpoints.)
+        ...(spec.logMessage ? { logMessage: spec.logMessage } : {}),
+      })),
+    };
+    await Promise.all(
+      targets.map(async (target) => {
+        let answer: { body: unknown; seq: number };
+        try {
+          answer = await target.request('setFunctionBreakpoints', args);
+        } catch (error) {
+          for (const [, entry] of mine) {
+            entry.verified = false;
+            entry.message = `The debugger refused the breakpoint: ${(error as Error).message}`;
+          }
+          return;
+        }
+        const body = answer.body as
+          DebugProtocol.SetFunctionBreakpointsResponse['body'] | undefined;
+        this.applyAnswers(target.id, mine, body?.breakpoints ?? [], answer.seq, functionAnswer);
+      }),
+    );
+  }
+
+  /** A session's answers, in the order of `mine`: ids mapped, states set unless newer ones came. */
+  private applyAnswers<E extends Entry | FunctionEntry>(
+    sessionId: string,
+    mine: readonly [number, E][],
+    answers: readonly DebugProtocol.Breakpoint[],
+    seq: number,
+    apply: (entry: E, answer: DebugProtocol.Breakpoint) => void,
+  ): void {
+    const ids = this.adapterIds.get(sessionId);
+    const early = this.early.get(sessionId);
+    answers.forEach((answer, i) => {
+      const pair = mine[i];
+      if (!pair) return;
+      const [id, entry] = pair;
+      if (answer.id !== undefined) {
+        ids?.set(answer.id, id);
+        const event = early?.get(answer.id);
+        early?.delete(answer.id);
+        if (event && event.seq > seq) {
+          applyEvent(entry, event);
+          return;
+        }
+      }
+      // A breakpoint event the adapter sent after this answer was already applied.
+      if (entry.seq !== undefined && entry.seq > seq) return;
+      entry.seq = seq;
+      apply(entry, answer);
+    });
   }
 
   private async syncFile(filePath: string, targets = [...this.targets.values()]): Promise<void> {
@@ -145,31 +237,7 @@ export class HeadlessBreakpoints implements BreakpointService {
           }
           return;
         }
-        const ids = this.adapterIds.get(target.id);
-        body?.breakpoints?.forEach((answer, i) => {
-          const mine = inFile[i];
-          if (!mine) return;
-          const [id, entry] = mine;
-          const early = answer.id === undefined ? undefined : this.early.get(target.id);
-          if (answer.id !== undefined) {
-            ids?.set(answer.id, id);
-            const event = early?.get(answer.id);
-            early?.delete(answer.id);
-            if (event && event.seq > seq) {
-              applyEvent(entry, event);
-              return;
-            }
-          }
-          // A breakpoint event the adapter sent after this answer was already applied.
-          if (entry.seq !== undefined && entry.seq > seq) return;
-          entry.seq = seq;
-          entry.verified = answer.verified;
-          // A verified answer's message says where it moved from.
-          entry.message = answer.verified
-            ? answer.message
-            : (answer.message ?? 'The debugger could not bind the breakpoint.');
-          entry.line = answer.line;
-        });
+        this.applyAnswers(target.id, inFile, body?.breakpoints ?? [], seq, lineAnswer);
       }),
     );
   }
@@ -186,12 +254,25 @@ export class HeadlessBreakpoints implements BreakpointService {
   }
 }
 
+function lineAnswer(entry: Entry, answer: DebugProtocol.Breakpoint): void {
+  entry.verified = answer.verified;
+  // A verified answer's message says where it moved from.
+  entry.message = answer.verified
+    ? answer.message
+    : (answer.message ?? 'The debugger could not bind the breakpoint.');
+  entry.line = answer.line;
+}
+
 /** A breakpoint event of the adapter, unless the entry already holds a newer state. */
-function applyEvent(entry: Entry, event: AdapterEvent): void {
+function applyEvent(entry: Entry | FunctionEntry, event: AdapterEvent): void {
   if (entry.seq !== undefined && entry.seq > event.seq) return;
   const { breakpoint } = event.body;
   entry.verified = breakpoint.verified;
   entry.message = breakpoint.message;
   entry.line = breakpoint.line ?? entry.line;
   entry.seq = event.seq;
+  if ('functionName' in entry.spec) {
+    (entry as FunctionEntry).filePath =
+      breakpoint.source?.path ?? (entry as FunctionEntry).filePath;
+  }
 }

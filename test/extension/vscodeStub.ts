@@ -78,6 +78,17 @@ export class SourceBreakpoint {
   ) {}
 }
 
+export class FunctionBreakpoint {
+  readonly id = `bp-${++breakpointCounter}`;
+  constructor(
+    readonly functionName: string,
+    readonly enabled = true,
+    readonly condition?: string,
+    readonly hitCondition?: string,
+    readonly logMessage?: string,
+  ) {}
+}
+
 /** VS Code's language-model tool result classes and CancellationError, as the API defines them. */
 export class LanguageModelTextPart {
   constructor(readonly value: string) {}
@@ -172,10 +183,11 @@ export const trackerFactories: {
   type: string;
   factory: { createDebugAdapterTracker(session: unknown): unknown };
 }[] = [];
+type AnyBreakpoint = SourceBreakpoint | FunctionBreakpoint;
 const breakpointsChanged = new EventEmitter<{
-  added: SourceBreakpoint[];
-  removed: SourceBreakpoint[];
-  changed: SourceBreakpoint[];
+  added: AnyBreakpoint[];
+  removed: AnyBreakpoint[];
+  changed: AnyBreakpoint[];
 }>();
 
 export const vscode = {
@@ -187,6 +199,7 @@ export const vscode = {
   Uri,
   Location,
   SourceBreakpoint,
+  FunctionBreakpoint,
   LanguageModelTextPart,
   LanguageModelToolResult,
   MarkdownString,
@@ -239,13 +252,13 @@ export const vscode = {
     onDidTerminateDebugSession: sessionTerminated.event,
     startDebugging: sinon.stub(),
     stopDebugging: sinon.stub(),
-    breakpoints: [] as SourceBreakpoint[],
+    breakpoints: [] as AnyBreakpoint[],
     onDidChangeBreakpoints: breakpointsChanged.event,
-    addBreakpoints: sinon.stub().callsFake((added: SourceBreakpoint[]) => {
+    addBreakpoints: sinon.stub().callsFake((added: AnyBreakpoint[]) => {
       vscode.debug.breakpoints.push(...added);
       breakpointsChanged.fire({ added, removed: [], changed: [] });
     }),
-    removeBreakpoints: sinon.stub().callsFake((removed: SourceBreakpoint[]) => {
+    removeBreakpoints: sinon.stub().callsFake((removed: AnyBreakpoint[]) => {
       vscode.debug.breakpoints = vscode.debug.breakpoints.filter((bp) => !removed.includes(bp));
       breakpointsChanged.fire({ added: [], removed, changed: [] });
     }),

@@ -10,6 +10,7 @@ import { BreakpointInfo } from '../channel';
 import { ToolResult, baseOutputShape, error } from '../results';
 import { breakpointId } from '../schemaIds';
 import { ANNOTATIONS, ToolContext, defineTool } from './context';
+import { functionView } from './functionBreakpoints';
 
 /** A breakpoint as the tools return it (the output schemas outline it: id and verified). */
 export interface BreakpointView {
@@ -87,13 +88,14 @@ export const setBreakpoint = defineTool({
     'breakpoint: id (for remove_breakpoint and stop_event_data.hit_breakpoint_ids), line where it binds (a ' +
     'line without code moves to the next one: requested_line), verified (false until a session confirms ' +
     'it) and message (why not).',
+  // (No field descriptions: the description says it all, and tools/list must stay small.)
   inputSchema: {
-    file_path: z.string().min(1).describe('Absolute path, or relative to the workspace folder.'),
-    line_number: z.number().int().min(1).describe('1-based line.'),
+    file_path: z.string().min(1),
+    line_number: z.number().int().min(1),
     column_number: z.number().int().min(1).optional(),
-    condition: z.string().min(1).optional().describe('Stop only when this expression is true.'),
-    hit_condition: z.string().min(1).optional().describe('e.g. "> 5", "== 3", "% 2".'),
-    log_message: z.string().min(1).optional().describe('Log this instead of stopping.'),
+    condition: z.string().min(1).optional(),
+    hit_condition: z.string().min(1).optional(),
+    log_message: z.string().min(1).optional(),
   },
   outputSchema: {
     ...baseOutputShape,
@@ -141,9 +143,10 @@ export const removeBreakpoint = defineTool({
       return error('Pass exactly one of breakpoint_id, location or clear_all: true.');
     }
     const all = context.channel.breakpoints.list();
+    const functions = context.channel.breakpoints.listFunctions();
     let ids: number[];
     if (args.breakpoint_id !== undefined) {
-      ids = all.filter((b) => b.id === args.breakpoint_id).map((b) => b.id);
+      ids = [...all, ...functions].filter((b) => b.id === args.breakpoint_id).map((b) => b.id);
       if (ids.length === 0)
         return error(
           `No breakpoint with id ${args.breakpoint_id}. Call get_breakpoints to list them.`,
@@ -160,7 +163,7 @@ export const removeBreakpoint = defineTool({
         .map((b) => b.id);
       if (ids.length === 0) return error(`No breakpoint at ${file}:${args.location.line_number}.`);
     } else {
-      ids = all.map((b) => b.id);
+      ids = [...all, ...functions].map((b) => b.id);
     }
     await context.channel.breakpoints.remove(ids);
     return {
@@ -179,7 +182,7 @@ export const getBreakpoints = defineTool({
   title: 'List breakpoints',
   description:
     'Lists every breakpoint with its id, file, line, condition, hit condition, log message and whether a ' +
-    'session verified it.',
+    'session verified it (kind "function": function_name).',
   inputSchema: {},
   outputSchema: {
     ...baseOutputShape,
@@ -190,7 +193,10 @@ export const getBreakpoints = defineTool({
     return {
       status: 'success',
       timestamp: new Date().toISOString(),
-      breakpoints: context.channel.breakpoints.list().map((b) => view(b)),
+      breakpoints: [
+        ...context.channel.breakpoints.list().map((b) => view(b)),
+        ...context.channel.breakpoints.listFunctions().map((b) => functionView(b)),
+      ],
     };
   },
 });

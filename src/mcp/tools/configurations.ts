@@ -9,8 +9,8 @@ export const getDebuggerConfigurations = defineTool({
   title: 'List debug configurations',
   description:
     'Lists the debug configurations of the workspace (.vscode/launch.json). Call this first: pass a ' +
-    'configuration\'s "name" to start_debugging. Each has name, type, request ("launch" runs a program, ' +
-    '"attach" waits for a game that calls require("LuaPanda").start) and its other attributes. ' +
+    'configuration\'s "name" to start_debugging. Each has name, type, request (launch or attach) and ' +
+    'its other attributes. ' +
     '"error": no workspace or launch.json, or it does not parse.',
   inputSchema: {},
   outputSchema: {

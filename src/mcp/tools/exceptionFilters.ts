@@ -25,8 +25,7 @@ export const setExceptionFilters = defineTool({
   title: 'Set exception filters',
   description:
     'Chooses which errors stop the program (status "stopped", reason "exception") in one session, at ' +
-    'once, running or paused, replacing the filters in effect. get_debug_state shows them. In VS Code a ' +
-    "click in the Breakpoints view replaces the agent's filters again.",
+    'once, running or paused, replacing the filters in effect. get_debug_state shows them.',
   inputSchema: { filters: filtersArg, session_id: z.string().optional() },
   outputSchema: {
     ...baseOutputShape,

@@ -45,8 +45,7 @@ const timeoutArg = z
 const sessionArg = z.string().optional();
 
 const STATUS_GUIDE =
-  'Results: "stopped" (stop_event_data: where and why, the top frame\'s locals and upvalues, the source ' +
-  'lines; for an error its message), "completed" (the program ended; see get_output), "timeout" (still ' +
+  'Results: "stopped" (stop_event_data: where, why, locals, source lines), "completed" (the program ended; see get_output), "timeout" (still ' +
   'running: continue_debugging to wait again, or pause_debugging), "interrupted" (someone else acted: ' +
   'get_debug_state), "error". warnings: problems said once (a failing breakpoint condition, …).';
 /** The continuing tools point to start_debugging's guide rather than repeat it (tools/list size). */
@@ -57,7 +56,7 @@ export const startDebugging = defineTool({
   title: 'Start debugging',
   description:
     'Starts the configuration configuration_name (from get_debugger_configurations) and waits for the ' +
-    'first stop (entry, breakpoint, error) or the end. Set breakpoints first. no_debug: true runs without ' +
+    'first stop (entry, breakpoint, error) or the end. no_debug: true runs without ' +
     'debugging and waits for the end. exception_filters: which errors stop it (default: uncaught). ' +
     STATUS_GUIDE,
   inputSchema: {
@@ -255,7 +254,7 @@ export const pauseDebugging = defineTool({
   title: 'Pause',
   description:
     'Pauses the running program and waits until it has stopped (status "stopped" with stop_event_data). ' +
-    'Use it after a "timeout" result, or to look at a program that runs too long. thread_id is optional. ' +
+    'Use it after a "timeout" result, or to look at a program that runs too long. ' +
     'If the program is already paused, returns its current stop.',
   inputSchema: {
     thread_id: adapterId().optional(),
@@ -312,7 +311,7 @@ export const stopDebugging = defineTool({
   title: 'Stop debugging',
   description:
     'Ends the debug session: a launched program is terminated, an attached game is detached and keeps ' +
-    'running. Any other call waiting on this session returns "interrupted". status "error" when no session is active.',
+    'running. status "error" when no session is active.',
   inputSchema: { session_id: sessionArg },
   outputSchema: baseOutputShape,
   annotations: ANNOTATIONS.destructive,

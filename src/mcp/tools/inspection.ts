@@ -58,7 +58,7 @@ export const getScopes = defineTool({
   title: 'Get the scopes of a frame',
   description:
     'The scopes of a stack frame (frame_id from call_stack): Locals, Upvalues, Globals… Pass a ' +
-    "scope's variables_reference to get_variables. expensive: true (Globals) means large.",
+    "scope's variables_reference to get_variables.",
   inputSchema: { frame_id: adapterId(), session_id: sessionArg },
   outputSchema: {
     ...baseOutputShape,
@@ -169,10 +169,9 @@ export const evaluateExpression = defineTool({
   name: 'evaluate_expression',
   title: 'Evaluate an expression',
   description:
-    'Evaluates a Lua expression in a paused frame, with its locals, upvalues and globals in scope. ' +
-    'frame_id: from call_stack; default, the top frame of the latest stop. context: "repl" (default; ' +
-    'statements such as assignments run), "watch" or "hover" (read-only), "clipboard". Returns result ' +
-    '(every value: "5, 8"; "" for a statement), type and variables_reference (> 0: expand with ' +
+    'Evaluates a Lua expression in a paused frame. frame_id: from call_stack; default, the top frame ' +
+    'of the latest stop. context: "repl" (default; statements such as assignments run), "watch" or ' +
+    '"hover" (read-only), "clipboard". Returns result, type and variables_reference (> 0: expand with ' +
     'get_variables). "error": syntax error, undefined name, or the program is running.',
   inputSchema: {
     expression: z.string().min(1),

@@ -11,8 +11,7 @@ export const getDebugState = defineTool({
   title: 'Get the debug state',
   description:
     'Where things stand: state (Idle, Starting, Running, Stopped, Terminating, Terminated), the active ' +
-    'session, every live session (busy_with: what it waits for, e.g. the game to connect; ' +
-    'exception_filters), and the latest stop_event_data when paused. Call it after "timeout" or ' +
+    'session, every live session (busy_with, exception_filters), and the latest stop_event_data when paused. Call it after "timeout" or ' +
     '"interrupted", or when the human may have acted in the debug UI.',
   inputSchema: {},
   outputSchema: {
