@@ -3,7 +3,15 @@
  * a breakpoint exists, verification and adapter ids learned from the setBreakpoints traffic that
  * the tracker sees, and the human's breakpoints visible to the agent.
  */
-import { Location, Position, SourceBreakpoint, Uri, resetVscode, vscode } from './vscodeStub';
+import {
+  FunctionBreakpoint,
+  Location,
+  Position,
+  SourceBreakpoint,
+  Uri,
+  resetVscode,
+  vscode,
+} from './vscodeStub';
 import * as assert from 'node:assert/strict';
 import { VscodeBreakpoints } from '../../src/extension/vscodeBreakpoints';
 
@@ -129,5 +137,41 @@ describe('extension: breakpoints through VS Code', () => {
     );
     assert.equal(store.list()[0].verified, false);
     assert.equal(store.list()[0].message, 'adapter refused');
+  });
+
+  it('function breakpoints: added as VS Code ones, bound from the setFunctionBreakpoints traffic, removed by id', async () => {
+    const line = await store.add({ filePath: FILE, line: 10 });
+    const fn = await store.addFunction({ functionName: 'Entity:update', hitCondition: '> 1' });
+    const [added] = vscode.debug.addBreakpoints.secondCall.args[0] as FunctionBreakpoint[];
+    assert.deepEqual([added.functionName, added.hitCondition], ['Entity:update', '> 1']);
+    assert.notEqual(fn.id, line.id);
+    assert.deepEqual(
+      [fn.verified, fn.message],
+      [false, 'No debug session yet; the breakpoint is set when one starts.'],
+    );
+    assert.deepEqual(
+      store.list().map((b) => b.id),
+      [line.id],
+    );
+    store.onSetFunctionBreakpoints(
+      'root',
+      { breakpoints: [{ name: 'Entity:update' }] },
+      {
+        ...answer(true, []),
+        command: 'setFunctionBreakpoints',
+        body: {
+          breakpoints: [{ id: 7, verified: true, line: 12, source: { path: FILE } }],
+        },
+      },
+    );
+    const [listed] = store.listFunctions();
+    assert.deepEqual(
+      [listed.id, listed.verified, listed.filePath, listed.line],
+      [fn.id, true, FILE, 12],
+    );
+    assert.equal(store.idForAdapterBreakpoint('root', 7), fn.id);
+    await store.remove([fn.id]);
+    assert.deepEqual(store.listFunctions(), []);
+    assert.equal(store.list().length, 1);
   });
 });
