@@ -18,7 +18,14 @@ export interface KnownDifference {
   readonly why: string;
 }
 
-const ATTACHED: ModeName[] = ['attached', 'bp-elsewhere', 'bp-hit', 'condition', 'stepping'];
+const ATTACHED: ModeName[] = [
+  'attached',
+  'bp-elsewhere',
+  'bp-hit',
+  'condition',
+  'stepping',
+  'fn-bp',
+];
 const attached = (mode: ModeName) => ATTACHED.includes(mode);
 const pure = (lua: LuaInterpreter) => !lua.native;
 const is51 = (lua: LuaInterpreter) => !lua.isLuaJIT && /Lua 5\.1/.test(lua.version);
@@ -63,7 +70,7 @@ export const KNOWN_DIFFERENCES: readonly KnownDifference[] = [
     program: 'cstack_limit_probe.lua',
     applies: (lua, mode) =>
       pure(lua)
-        ? ['bp-elsewhere', 'bp-hit', 'condition', 'stepping'].includes(mode)
+        ? ['bp-elsewhere', 'bp-hit', 'condition', 'stepping', 'fn-bp'].includes(mode)
         : mode === 'stepping',
     always: true,
     why: LUA_HOOK_LEVEL,

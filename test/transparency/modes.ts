@@ -2,9 +2,12 @@
  * The ways the differential suite runs a program under the runtime, and the test IDE that plays
  * each one over real TCP: nobody listening; attached with nothing set; a breakpoint in another
  * file; a breakpoint hit every time (continued at once, variables read at the first stops); a
- * never-true condition on the hot line; and a stretch of steps from the first hit. The IDE also
+ * never-true condition on the hot line; a stretch of steps from the first hit; and function
+ * breakpoints: on the function that holds the hot line when its definition names it, and on a
+ * name that never binds (so that every function's first call tries the pending name). The IDE also
  * continues any exception stop, as a user would, so the program's own end is compared too.
  */
+import * as fs from 'node:fs';
 import * as path from 'node:path';
 import {
   LuaConnection,
@@ -14,7 +17,8 @@ import {
   initSuccessInfo,
 } from '../../src/protocol';
 
-export type ModeName = 'no-ide' | 'attached' | 'bp-elsewhere' | 'bp-hit' | 'condition' | 'stepping';
+export type ModeName =
+  'no-ide' | 'attached' | 'bp-elsewhere' | 'bp-hit' | 'condition' | 'stepping' | 'fn-bp';
 
 export const MODES: readonly ModeName[] = [
   'no-ide',
@@ -23,6 +27,7 @@ export const MODES: readonly ModeName[] = [
   'bp-hit',
   'condition',
   'stepping',
+  'fn-bp',
 ];
 
 /** What the IDE saw; checked so that a mode that silently did nothing fails. */
@@ -72,6 +77,24 @@ function breakpointsFor(mode: ModeName, bpLine: number): WireBreakpoint[] {
     return [{ verified: true, type: 0, line: bpLine, condition: NEVER_TRUE }];
   }
   return [];
+}
+
+/**
+ * The names `fn-bp` mode breaks on: the function whose definition (`function A.b(`, `function
+ * A:b(`, `function f(`, not a local one) is the nearest above the hot line, if any, and a name
+ * no program defines.
+ */
+export function functionBreakpointsFor(programPath: string, bpLine: number): string[] {
+  const lines = fs.readFileSync(programPath, 'utf8').split('\n').slice(0, bpLine);
+  const names = ['no_such_module.no_such_function'];
+  for (let i = lines.length - 1; i >= 0; i--) {
+    const match = /^\s*function\s+([A-Za-z_][\w.:]*)\s*\(/.exec(lines[i]);
+    if (match) {
+      names.unshift(match[1]);
+      break;
+    }
+  }
+  return names;
 }
 
 /** Starts the IDE side of one debugged run (nothing listens in `no-ide` mode). */
@@ -175,6 +198,15 @@ async function drive(
   if (mode === 'bp-elsewhere') {
     const elsewhere = path.join(path.dirname(programPath), 'elsewhere.lua');
     await settle(c.request('setBreakPoint', { path: elsewhere, bks: [{ type: 2, line: 1 }] }));
+  }
+  if (mode === 'fn-bp') {
+    const names = functionBreakpointsFor(programPath, bpLine).map((name) => ({ name }));
+    const reply = await settle(c.request('setFunctionBreakPoint', { names }));
+    if (reply && reply.results.length !== names.length) {
+      report.problems.push(
+        `setFunctionBreakPoint answered ${reply.results.length} of ${names.length}`,
+      );
+    }
   }
   await settle(c.request('setExceptionBreakpoints', { filters: ['uncaught'] }));
   await settle(c.request('configurationDone', {}));
