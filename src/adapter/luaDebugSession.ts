@@ -81,6 +81,11 @@ const CONFIGURATION_DONE_TIMEOUT_MS = 10_000;
 export interface LuaDebugSessionOptions {
   /** Called with each Lua session this adapter creates (the MCP tools use it to read output). */
   readonly onSession?: (session: LuaSession) => void;
+  /**
+   * Whether a further game on the attach port gets a child session (default true). Only an adapter
+   * whose child sessions run in this process can hand a connection over (inline, `--server`).
+   */
+  readonly gamesInChildSessions?: boolean;
 }
 
 export class LuaDebugSession extends LoggingDebugSession {
@@ -203,7 +208,8 @@ export class LuaDebugSession extends LoggingDebugSession {
                 connectionTimeoutS: seconds,
               }),
             );
-      if (this.clientStartsSessions && dialHost === undefined) {
+      const childSessions = this.options.gamesInChildSessions !== false;
+      if (this.clientStartsSessions && childSessions && dialHost === undefined) {
         connector.onExtraConnection = (connection) =>
           void this.openGameSession(connection, raw, connector.endpoint);
       }
