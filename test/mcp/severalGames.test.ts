@@ -109,18 +109,28 @@ for (const lua of luaInterpreters().filter((l) => l.command === 'lua5.4' || l.is
       const parent = list.find((s) => s.id !== child.id);
       assert.ok(parent);
 
-      // The first game steps on to its next stop; the second stays paused meanwhile.
+      // The first game steps, then runs on to its next stop; the second stays paused meanwhile.
+      const stepped = await call('step_execution', {
+        session_id: parent.id,
+        thread_id: MAIN_THREAD,
+        step_type: 'over',
+        timeout_seconds: 20,
+      });
+      assert.equal(stepped.status, 'stopped', JSON.stringify(stepped));
       const again = await call('continue_debugging', {
         session_id: parent.id,
         thread_id: MAIN_THREAD,
         timeout_seconds: 20,
       });
       assert.equal(again.status, 'stopped', JSON.stringify(again));
-      assert.equal(
-        (await sessions()).find((s) => s.id === child.id)?.state,
-        'Stopped',
-        'the other game stays paused',
-      );
+      const childState = async () => (await sessions()).find((s) => s.id === child.id)?.state;
+      assert.equal(await childState(), 'Stopped', 'the other game stays paused');
+      const childStop = await call('get_stack_trace', {
+        session_id: child.id,
+        thread_id: MAIN_THREAD,
+      });
+      assert.equal(childStop.status, 'success', JSON.stringify(childStop));
+      assert.match(JSON.stringify(childStop), new RegExp(`"line_number":${BP_LINE}\\b`));
 
       // The second game runs to its end: its session ends, the first stays paused.
       assert.equal(
