@@ -62,6 +62,9 @@ local function begin(mode, host, port)
   end
   native.load(session.settings)
   local ok, connected, why = pcall(session.connect, mode, host, port)
+  -- Loading the runtime and the first attempt ran a lot of its code: LuaJIT's hot counters back
+  -- to their start values (compat.resetJitCounters).
+  compat.resetJitCounters()
   if ok and connected == nil then
     cannotDebug(why)
     return false
@@ -72,12 +75,16 @@ end
 --- Connects to the IDE (default 127.0.0.1:8818). Without an IDE the program runs as if the
 --- debugger were not there; an IDE that starts listening later is reached within about a
 --- second (at the next garbage-collection cycle, or at the next LuaPanda.tick()).
-function M.start(host, port)
+--- `options.name` names this game in the IDE (several games may attach to one port: each is a
+--- session of its own); default, the program's file name and process id.
+function M.start(host, port, options)
+  if type(options) == "table" and options.name ~= nil then session.gameName = tostring(options.name) end
   return begin("client", host or "127.0.0.1", tonumber(port) or 8818)
 end
 
 --- Listens for the IDE (default 0.0.0.0:8818), waiting up to listeningTimeoutSec for it.
-function M.startServer(host, port)
+function M.startServer(host, port, options)
+  if type(options) == "table" and options.name ~= nil then session.gameName = tostring(options.name) end
   return begin("server", host or "0.0.0.0", tonumber(port) or 8818)
 end
 

@@ -31,6 +31,7 @@ local MAIN = compat.MAIN
 
 S.VERSION = "3.3.1"          -- upstream protocol version we speak
 S.RUNTIME_VERSION = "0.1.0"
+S.gameName = nil              -- start(host, port, {name = ...}): the game's name in the IDE
 S.FEATURES = { "pause", "exceptions", "paging", "hitCondition", "logInterpolation", "functionNames",
   "coroutines", "configurationDone", "breakpointResults", "setField", "hotReload", "functionBreakpoints" }
 
@@ -205,6 +206,9 @@ function S.stop(cmd, base, info, thread, threadError)
     if S.link and S.link.closed then S.disconnect("connection lost while stopping") end
   end
   if S.link then pcall(S.updateHooks) end
+  -- A stop runs a lot of the runtime's code (stack, variables, the IDE's requests): LuaJIT's hot
+  -- counters back to their start values before the program goes on (compat.resetJitCounters).
+  compat.resetJitCounters()
   hook.setInside(wasInside)
 end
 
@@ -480,6 +484,28 @@ local function badInitField(info)
   end
 end
 
+--- The program's file name (arg[0]), for the IDE to name the game by.
+local function programName()
+  local args = rawget(_G, "arg")
+  local script = type(args) == "table" and args[0]
+  if type(script) ~= "string" then return nil end
+  return string.match(script, "([^/\\]+)$") or script
+end
+
+--- This process's id where the system shows it to Lua (Linux: /proc/self/stat), else nil.
+local cachedPid = false
+local function processId()
+  if cachedPid ~= false then return cachedPid end
+  cachedPid = nil
+  local ok, file = pcall(io.open, "/proc/self/stat", "r")
+  if ok and file then
+    local line = file:read("*l")
+    file:close()
+    cachedPid = tonumber(line and string.match(line, "^(%d+)"))
+  end
+  return cachedPid
+end
+
 function commands.initSuccess(info, id)
   local bad = badInitField(info)
   if bad then
@@ -517,6 +543,9 @@ function commands.initSuccess(info, id)
     runtimeVersion = S.RUNTIME_VERSION,
     luaVersion = compat.luaVersion,
     features = S.features(),
+    gameName = S.gameName,
+    program = programName(),
+    processId = processId(),
   }, id)
 end
 
@@ -794,6 +823,9 @@ function S.tryAttach(acceptTimeout, connectTimeout)
     return false
   end
   hook.setInside(wasInside)
+  -- The handshake ran a lot of the runtime's code: LuaJIT's hot counters back to their start
+  -- values (compat.resetJitCounters; a failed attempt is short and leaves them as they are).
+  compat.resetJitCounters()
   return true
 end
 

@@ -223,6 +223,11 @@ export const initSuccessReplySchema = wireObject({
   features: wireArray(z.string()).optional(),
   /** Extension: why the runtime refused the handshake (a wrong-typed field); it drops the link. */
   error: z.string().optional(),
+  /** Extension: the name the game gave itself (`start(host, port, {name = …})`). */
+  gameName: z.string().optional(),
+  /** Extension: the program's file name (`arg[0]`) and process id, where Lua can know them. */
+  program: z.string().optional(),
+  processId: wireNumber.optional(),
 });
 export type InitSuccessReply = z.output<typeof initSuccessReplySchema>;
 
