@@ -674,6 +674,13 @@ function M.reload(path, source)
     undoDirect()
     return failure(report, started, "apply", "replacing the functions failed, every change was undone: " .. tostring(problem))
   end
+  -- A function breakpoint on an old function holds on its new version too.
+  local entries = breakpoints.entries
+  if type(entries) == "table" then
+    for old, new in pairs(m.pairs) do
+      if entries[old] ~= nil and entries[new] == nil then entries[new] = entries[old] end
+    end
+  end
   -- Globals the chunk defined that were data, and stragglers that still write to the proxy.
   setmetatable(proxy, { __index = oldEnv, __newindex = oldEnv })
 

@@ -144,6 +144,28 @@ for (const lua of runtimeVariants()) {
       assert.equal(lines.length, switchAt + 5, 'five frames ran the new code');
     });
 
+    it('a function breakpoint on a reloaded function stops in its new version', async () => {
+      const dir = gameDir();
+      const s = await stoppedOnFrame3(lua, dir);
+      const [bound] = await s.ide.connection
+        .request('setFunctionBreakPoint', {
+          names: [{ name: 'shop.report', condition: 'frame == 5' }],
+        })
+        .then((r) => r.results ?? []);
+      assert.equal(bound?.verified, true, JSON.stringify(bound));
+      assert.equal((await reload(s, dir, V2)).status, 'success');
+      await s.ide.connection.request('continue', {});
+      const stop = await s.ide.nextStop('stopOnBreakpoint');
+      const [a] = await s.ide.connection.request('runREPLExpression', {
+        Expression: 'frame',
+        stackId: String(stop.stack[0]?.index ?? 2),
+      });
+      // Only the new shop.report runs after the reload: the breakpoint followed it.
+      assert.equal(a?.value, '5');
+      await s.ide.connection.request('continue', {});
+      assert.equal(frameLines(await finish(s)).length, 6);
+    });
+
     it('a syntax error changes nothing and gives the compiler message', async () => {
       const dir = gameDir();
       const s = await stoppedOnFrame3(lua, dir);
