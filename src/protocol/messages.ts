@@ -145,6 +145,17 @@ export const setExceptionBreakpointsRequestSchema = z.object({
   filters: wireArray(z.enum(['uncaught', 'caught', 'assert'])),
 });
 
+/**
+ * Extension (feature `hotReload`): load a changed file into the running program. The runtime
+ * answers at its next safe point (at once while stopped) with the report below.
+ */
+export const hotReloadRequestSchema = z.object({
+  /** The file as `setBreakPoint` names it (the wire path). */
+  path: z.string().min(1),
+  /** The file's new text. */
+  source: z.string(),
+});
+
 const emptyRequestSchema = wireObject({});
 
 /** Every command the IDE sends, with the schema of its `info`. */
@@ -164,6 +175,7 @@ export const ideToLuaSchemas = {
   pause: emptyRequestSchema,
   setExceptionBreakpoints: setExceptionBreakpointsRequestSchema,
   configurationDone: emptyRequestSchema,
+  hotReload: hotReloadRequestSchema,
 } as const;
 export type IdeCommand = keyof typeof ideToLuaSchemas;
 export type IdeRequestInfo<C extends IdeCommand> = z.input<(typeof ideToLuaSchemas)[C]>;
@@ -217,6 +229,42 @@ export const setVariableReplySchema = wireObject({
   tip: z.string().optional(),
 });
 
+/** One function named in a hot-reload report, with the line it is defined at (0: none). */
+export const reloadEntrySchema = z.object({
+  name: wireText,
+  line: wireNumber.optional(),
+  /** Why it was not found or not replaced. */
+  reason: wireText.optional(),
+});
+
+/**
+ * Extension: what a hot reload did; on `error` nothing changed. Everything but the status is
+ * optional here, so that a report without some field still reads (the session fills the gaps),
+ * and `phase` is any text, so that a phase added later does not make the whole report unreadable.
+ */
+export const hotReloadReplySchema = wireObject({
+  status: z.enum(['success', 'error']),
+  error: wireText.optional(),
+  /** Where it failed: `find`, `compile`, `run` or `apply`. */
+  phase: z.string().optional(),
+  /** The chunk name the file was loaded as. */
+  chunk: z.string().optional(),
+  /** Its `package.loaded` name, when it was required. */
+  module: z.string().optional(),
+  replaced: wireArray(reloadEntrySchema).optional(),
+  added: wireArray(reloadEntrySchema).optional(),
+  notFound: wireArray(reloadEntrySchema).optional(),
+  notReplaced: wireArray(reloadEntrySchema).optional(),
+  /** Old versions running in some frame: they finish in the old code. */
+  active: wireArray(reloadEntrySchema).optional(),
+  references: wireNumber.optional(),
+  searched: wireNumber.optional(),
+  /** Set when the bounded search stopped early. */
+  incomplete: wireText.optional(),
+  timeMs: wireNumber.optional(),
+});
+export type HotReloadReply = z.output<typeof hotReloadReplySchema>;
+
 /** The reply schema of every IDE command that has one. */
 export const replySchemas = {
   initSuccess: initSuccessReplySchema,
@@ -233,6 +281,7 @@ export const replySchemas = {
   pause: anyInfo,
   setExceptionBreakpoints: anyInfo,
   configurationDone: anyInfo,
+  hotReload: hotReloadReplySchema,
 } as const;
 export type RequestCommand = keyof typeof replySchemas;
 export type ReplyInfo<C extends RequestCommand> = z.output<(typeof replySchemas)[C]>;
