@@ -12,6 +12,8 @@ import { isAbsolutePath, joinPath } from './paths';
 
 /** The feature a runtime announces in its handshake when it can hot reload. */
 export const HOT_RELOAD_FEATURE = 'hotReload';
+/** LuaJIT with its compiler on while attached: compiled code reaches no hook. */
+const JIT_COMPILES_FEATURE = 'jitCompiles';
 
 export interface HotReloadHost {
   readonly cwd: string;
@@ -48,12 +50,17 @@ export async function hotReloadFile(
     const failure = toSessionError(error);
     if (failure.code !== 'request-timeout') throw failure;
     // A running program reads commands at its safe points only (a hook, a GC step, tick()).
+    const compiled = host.features.has(JIT_COMPILES_FEATURE)
+      ? ' Under LuaJIT, compiled code runs no debug hook: a loop that stays compiled is reached ' +
+        'only where it calls LuaPanda.tick() (once a frame), or with ' +
+        'LuaPanda.settings.jitOffWhileAttached = true.'
+      : '';
     throw new SessionError(
       'request-timeout',
       `Hot reload of ${local}: the program did not reach a safe point in ` +
-        `${seconds(host.timeoutMs)} s (it may be blocked, or in a long loop without calls). The ` +
-        'reload is still queued and happens when it does, without a report; pause the program ' +
-        'and reload again to see one.',
+        `${seconds(host.timeoutMs)} s (it may be blocked, or in a long loop without calls).` +
+        `${compiled} The reload is still queued and happens when it does, without a report; ` +
+        'pause the program and reload again to see one.',
     );
   }
 }
