@@ -91,9 +91,10 @@ export const setBreakpoint = defineTool({
     file_path: z.string().min(1).describe('Absolute path, or relative to the workspace folder.'),
     line_number: z.number().int().min(1).describe('1-based line.'),
     column_number: z.number().int().min(1).optional(),
-    condition: z.string().min(1).optional().describe('Stop only when this expression is true.'),
-    hit_condition: z.string().min(1).optional().describe('e.g. "> 5", "== 3", "% 2".'),
-    log_message: z.string().min(1).optional().describe('Log this instead of stopping.'),
+    // The description says what these three mean: repeated here, they would only cost listing bytes.
+    condition: z.string().min(1).optional(),
+    hit_condition: z.string().min(1).optional(),
+    log_message: z.string().min(1).optional(),
   },
   outputSchema: {
     ...baseOutputShape,
@@ -120,8 +121,7 @@ export const removeBreakpoint = defineTool({
   title: 'Remove breakpoints',
   description:
     'Removes breakpoints. Pass exactly one of: breakpoint_id (from set_breakpoint or get_breakpoints), ' +
-    'location {file_path, line_number} (removes every breakpoint on that line), or clear_all: true. ' +
-    'status "error" when nothing matched.',
+    'location {file_path, line_number} (removes every breakpoint on that line), or clear_all: true.',
   inputSchema: {
     breakpoint_id: breakpointId().optional(),
     location: z

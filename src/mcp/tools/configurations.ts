@@ -10,8 +10,7 @@ export const getDebuggerConfigurations = defineTool({
   description:
     'Lists the debug configurations of the workspace (.vscode/launch.json). Call this first: pass a ' +
     'configuration\'s "name" to start_debugging. Each has name, type, request ("launch" runs a program, ' +
-    '"attach" waits for a game that calls require("LuaPanda").start) and its other attributes. ' +
-    '"error": no workspace or launch.json, or it does not parse.',
+    '"attach" waits for a game that calls require("LuaPanda").start) and its other attributes.',
   inputSchema: {},
   outputSchema: {
     ...baseOutputShape,
