@@ -199,6 +199,8 @@ export const vscode = {
     showTextDocument: sinon
       .stub()
       .callsFake(async (document: FakeTextDocument) => ({ document }) as unknown),
+    setStatusBarMessage: sinon.stub(),
+    activeTextEditor: undefined as { document: unknown } | undefined,
   },
   languages: {
     setTextDocumentLanguage: sinon
@@ -210,6 +212,8 @@ export const vscode = {
   },
   workspace: {
     workspaceFolders: undefined as { uri: Uri }[] | undefined,
+    /** The documents open in editors (`workspace.textDocuments`). */
+    textDocuments: [] as unknown[],
     registerTextDocumentContentProvider: sinon
       .stub()
       .callsFake((scheme: string, provider: ContentProvider) => {
@@ -262,6 +266,8 @@ export function resetVscode(): void {
   vscode.debug.activeDebugSession = undefined;
   vscode.debug.breakpoints = [];
   vscode.workspace.workspaceFolders = undefined;
+  vscode.workspace.textDocuments = [];
+  vscode.window.activeTextEditor = undefined;
   vscode.debug.startDebugging.reset();
   vscode.debug.stopDebugging.reset();
   for (const group of [vscode.window, vscode.debug, vscode.workspace, vscode.languages]) {
