@@ -2,6 +2,7 @@
 import { runAgentPathBench } from './agentPath';
 import { runAttachBench } from './attach';
 import { runGameLoopBench } from './gameLoop';
+import { runHotReloadBench } from './hotReload';
 import { runMcpBench } from './mcp';
 import { runProtocolBench } from './protocol';
 import { runRuntimeBench } from './runtime';
@@ -12,6 +13,7 @@ async function main(): Promise<void> {
   await runRuntimeBench();
   await runGameLoopBench();
   await runAttachBench();
+  await runHotReloadBench();
   await runAgentPathBench();
 }
 

@@ -37,7 +37,7 @@ for _, m in ipairs({ compat, json, paths, breakpoints, hook, stack, variables, e
   session, coroutines, exceptions, native, require("luapanda.wakeup"), require("luapanda.patches"),
   require("luapanda.hosthandler"), require("luapanda.quietload"), require("luapanda.argerrors"),
   require("luapanda.proghooks"), require("luapanda.jitview"), require("luapanda.conditions"),
-  require("luapanda.consolepipe") }) do
+  require("luapanda.consolepipe"), require("luapanda.hotreload") }) do
   registerOwn(m)
 end
 breakpoints.addOwnSource(debug.getinfo(1, "S").source)
@@ -72,12 +72,16 @@ end
 --- Connects to the IDE (default 127.0.0.1:8818). Without an IDE the program runs as if the
 --- debugger were not there; an IDE that starts listening later is reached within about a
 --- second (at the next garbage-collection cycle, or at the next LuaPanda.tick()).
-function M.start(host, port)
+--- `options.name` names this game in the IDE (several games may attach to one port: each is a
+--- session of its own); default, the program's file name and process id.
+function M.start(host, port, options)
+  if type(options) == "table" and options.name ~= nil then session.gameName = tostring(options.name) end
   return begin("client", host or "127.0.0.1", tonumber(port) or 8818)
 end
 
 --- Listens for the IDE (default 0.0.0.0:8818), waiting up to listeningTimeoutSec for it.
-function M.startServer(host, port)
+function M.startServer(host, port, options)
+  if type(options) == "table" and options.name ~= nil then session.gameName = tostring(options.name) end
   return begin("server", host or "0.0.0.0", tonumber(port) or 8818)
 end
 
@@ -89,6 +93,24 @@ function M.tick() session.tick() end
 --- Hard breakpoint: stops at the next line of the calling code. Returns true, or nil when no IDE.
 function M.BP()
   return session.requestBP()
+end
+
+--- Hot reload from the program itself (a game's own file watcher, a console command): loads the
+--- file's new text (`source`, else read from `path`) into the running program, as VS Code's
+--- "Hot Reload This File" does. `path` names the file as a breakpoint would. Returns the report
+--- table (`status` "success" or "error", `replaced`, `added`, `notFound`, `notReplaced`, `active`,
+--- `timeMs`, …; see Docs/Hot_Reload.md). Works without an IDE.
+function M.reload(path, source)
+  if source == nil and type(path) == "string" then
+    local file, why = io.open(path, "rb")
+    if not file then
+      return { status = "error", phase = "find", error = "cannot read " .. path .. ": " .. tostring(why),
+        replaced = {}, added = {}, notFound = {}, notReplaced = {}, active = {}, references = 0, searched = 0, timeMs = 0 }
+    end
+    source = file:read("*a")
+    file:close()
+  end
+  return require("luapanda.hotreload").reload(path, source)
 end
 
 function M.stopAttach() session.stopAttach() end

@@ -65,15 +65,17 @@ LuaPanda = {}
 ---Prints one line on stderr and changes nothing when no socket library can be loaded.
 ---@param host? string IDE address (default "127.0.0.1")
 ---@param port? integer IDE port (default 8818)
+---@param options? {name?: string} `name`: this game's name in the IDE (several games may attach to one port; default: program file and process id)
 ---@return boolean connected true when connected now
-function LuaPanda.start(host, port) end
+function LuaPanda.start(host, port, options) end
 
 ---Listens for the IDE (default 0.0.0.0:8818), which connects to the game (`VSCodeAsClient`),
 ---waiting up to `settings.listeningTimeoutSec` for it.
 ---@param host? string address to listen on (default "0.0.0.0")
 ---@param port? integer port to listen on (default 8818)
+---@param options? {name?: string} `name`: this game's name in the IDE
 ---@return boolean connected true when connected now
-function LuaPanda.startServer(host, port) end
+function LuaPanda.startServer(host, port, options) end
 
 ---For game loops: call once per frame. While no IDE is attached it costs a clock comparison and
 ---reaches an IDE that started listening within `attachInterval`; while attached without a hook
@@ -83,6 +85,13 @@ function LuaPanda.tick() end
 ---Hard breakpoint: stops at the next line of the calling code.
 ---@return true|nil stopping true, or nil when no IDE is connected
 function LuaPanda.BP() end
+
+---Loads a changed file into the running program (what VS Code's "Hot Reload This File" does):
+---functions are replaced where the program holds them, module state is kept. Works without an IDE.
+---@param path string the file, named as a breakpoint would name it
+---@param source? string its new text (default: read from `path`)
+---@return table report `status` ("success"|"error"), `error`, `phase`, `replaced`, `added`, `notFound`, `notReplaced`, `active`, `timeMs`
+function LuaPanda.reload(path, source) end
 
 ---Disconnects from the IDE and stops trying to attach again; removes every hook the runtime set.
 function LuaPanda.stopAttach() end

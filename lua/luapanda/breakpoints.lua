@@ -233,17 +233,6 @@ function M.countHit(bp)
   return true
 end
 
---- Number of trailing path segments two normalised paths have in common.
-local function commonTail(a, b)
-  local sa, sb = {}, {}
-  -- A leading ".." names a folder we cannot know; it is left out of the comparison.
-  for seg in string.gmatch(a, "[^/]+") do if seg ~= ".." then sa[#sa + 1] = seg end end
-  for seg in string.gmatch(b, "[^/]+") do if seg ~= ".." then sb[#sb + 1] = seg end end
-  local n = 0
-  while n < #sa and n < #sb and sa[#sa - n] == sb[#sb - n] do n = n + 1 end
-  return n, math.min(#sa, #sb)
-end
-
 --- The breakpoint files (entries of one key) that apply to a chunk. In exact mode the key is the
 --- whole path, so there is one. In autoPathMode same-name files share the key: the chunk's path
 --- picks the breakpoint paths sharing the longest tail of folders with it, so a breakpoint
@@ -259,7 +248,7 @@ function M.filesFor(source)
   local chunk = paths.chunkPath(source)
   local best, chosen = -1, nil
   for p, entry in pairs(group) do
-    local n, shorter = commonTail(p, chunk)
+    local n, shorter = paths.commonTail(p, chunk)
     if paths.config().distinguishSameNameFile and n < shorter then n = -1 end
     if n > best then best, chosen = n, { entry } elseif n == best and n >= 0 then chosen[#chosen + 1] = entry end
   end

@@ -120,4 +120,15 @@ function M.oPath(source)
   return path
 end
 
+--- How many trailing folders/file names two unified paths share, and the shorter one's count.
+function M.commonTail(a, b)
+  local sa, sb = {}, {}
+  -- A leading ".." names a folder we cannot know; it is left out of the comparison.
+  for seg in string.gmatch(a, "[^/]+") do if seg ~= ".." then sa[#sa + 1] = seg end end
+  for seg in string.gmatch(b, "[^/]+") do if seg ~= ".." then sb[#sb + 1] = seg end end
+  local n = 0
+  while n < #sa and n < #sb and sa[#sa - n] == sb[#sb - n] do n = n + 1 end
+  return n, math.min(#sa, #sb)
+end
+
 return M

@@ -21,6 +21,7 @@ local proghooks = require("luapanda.proghooks")
 local jitview = require("luapanda.jitview")
 local conditions = require("luapanda.conditions")
 local consolepipe = require("luapanda.consolepipe")
+local hotreload = require("luapanda.hotreload")
 
 local S = {}
 
@@ -29,8 +30,9 @@ local MAIN = compat.MAIN
 
 S.VERSION = "3.3.1"          -- upstream protocol version we speak
 S.RUNTIME_VERSION = "0.1.0"
+S.gameName = nil              -- start(host, port, {name = ...}): the game's name in the IDE
 S.FEATURES = { "pause", "exceptions", "paging", "hitCondition", "logInterpolation", "functionNames",
-  "coroutines", "configurationDone", "breakpointResults", "setField" }
+  "coroutines", "configurationDone", "breakpointResults", "setField", "hotReload" }
 
 --- The features this connection has: S.FEATURES, and "jitCompiles" when LuaJIT's compiler stays
 --- on while attached (compiled code runs no hook: a pause takes effect when it leaves compiled
@@ -462,6 +464,28 @@ local function badInitField(info)
   end
 end
 
+--- The program's file name (arg[0]), for the IDE to name the game by.
+local function programName()
+  local args = rawget(_G, "arg")
+  local script = type(args) == "table" and args[0]
+  if type(script) ~= "string" then return nil end
+  return string.match(script, "([^/\\]+)$") or script
+end
+
+--- This process's id where the system shows it to Lua (Linux: /proc/self/stat), else nil.
+local cachedPid = false
+local function processId()
+  if cachedPid ~= false then return cachedPid end
+  cachedPid = nil
+  local ok, file = pcall(io.open, "/proc/self/stat", "r")
+  if ok and file then
+    local line = file:read("*l")
+    file:close()
+    cachedPid = tonumber(line and string.match(line, "^(%d+)"))
+  end
+  return cachedPid
+end
+
 function commands.initSuccess(info, id)
   local bad = badInitField(info)
   if bad then
@@ -499,6 +523,9 @@ function commands.initSuccess(info, id)
     runtimeVersion = S.RUNTIME_VERSION,
     luaVersion = compat.luaVersion,
     features = S.features(),
+    gameName = S.gameName,
+    program = programName(),
+    processId = processId(),
   }, id)
 end
 
@@ -517,6 +544,13 @@ function commands.setBreakPoint(info, id)
   end
   S.send("setBreakPoint", { results = results, loaded = loaded }, id)
   if not S.stopped then S.updateHooks() end
+end
+
+--- Loads a changed file into the program (hotreload.lua), stopped or at the next poll while
+--- running; the reply is the report.
+function commands.hotReload(info, id)
+  hotreload.clock = clock
+  S.send("hotReload", hotreload.reload(info.path, info.source), id)
 end
 
 function commands.setExceptionBreakpoints(info, id)
@@ -854,7 +888,7 @@ function S.connect(mode, host, port)
   S.attachMode = true
   clock = compat.clockSource(transport.socketCore())
   wakeup.init({ isDue = S.isDue, onSafePoint = S.onSafePoint, afterSafePoint = S.afterSafePoint,
-    isInside = hook.isInside, isOwnSource = breakpoints.isOwnSource })
+    isInside = hook.isInside, isOwnSource = breakpoints.isOwnSource, isOurs = hook.isOurs })
   wakeup.start()
   -- start()'s own attempt may wait longer on this machine's loopback: nobody listening answers at
   -- once there (no cost without an IDE), and a busy machine may take a while to complete a

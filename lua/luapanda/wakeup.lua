@@ -15,7 +15,8 @@ local M = {}
 local sethook, gethook, getinfo = debug.sethook, debug.gethook, debug.getinfo
 local running = coroutine.running
 
--- Set by M.init: isDue(), onSafePoint(), afterSafePoint(), isInside(), isOwnSource(source).
+-- Set by M.init: isDue(), onSafePoint(), afterSafePoint(), isInside(), isOwnSource(source),
+-- isOurs(hook).
 local host = nil
 local heartbeatOn = false
 local disarmHeartbeat = nil
@@ -38,9 +39,13 @@ end
 -- runtime re-arms itself for 1000 instructions later, so one can outlive a detach.
 local armed = setmetatable({}, { __mode = "k" })
 
---- Arms the one-shot hook on the running thread if it has no hook at all. Safe in a finalizer.
+--- Arms the one-shot hook on the running thread if it has no hook at all, or (LuaJIT) only the
+--- runtime's own count hook: compiled code counts no instructions, so a loop that stays in traces
+--- would reach that hook's next poll never; the one-shot fires as soon as a trace exits, and the
+--- safe point puts the runtime's hooks back. Safe in a finalizer.
 function M.armOneShot()
-  if gethook() ~= nil then return false end
+  local current, mask = gethook()
+  if current ~= nil and not (compat.isJIT and mask == "" and host.isOurs(current)) then return false end
   sethook(oneShot, "", 1)
   local co = running()
   if co then armed[co] = true end

@@ -23,11 +23,14 @@ import * as path from 'node:path';
 import {
   ExceptionFilter,
   LuaSession,
+  SessionConnection,
   SessionError,
   SessionSettings,
   baseName,
   dialConnector,
   exposureNotice,
+  greetGame,
+  handoffConnector,
   launchConnector,
   listenConnector,
   nativeDirFor,
@@ -52,6 +55,14 @@ import { ENDED_EVENT, EndedEventBody } from './endedEvent';
 import { WARNING_EVENT, WarningEventBody } from './warningEvent';
 import { evaluateBody } from './evaluation';
 import { GameWait } from './gameWait';
+import {
+  childConfiguration,
+  claimGame,
+  gameTitle,
+  offerGame,
+  offeredGameId,
+  withdrawGame,
+} from './gameHandoff';
 import { HOT_RELOAD_REQUEST, parseHotReloadArguments } from './hotReloadRequest';
 import { findRuntimeDir } from './runtimeLocation';
 import { dapBreakpoint, dapVariable, outputCategory, stackFrame, stoppedEvent } from './translate';
@@ -73,6 +84,11 @@ const CONFIGURATION_DONE_TIMEOUT_MS = 10_000;
 export interface LuaDebugSessionOptions {
   /** Called with each Lua session this adapter creates (the MCP tools use it to read output). */
   readonly onSession?: (session: LuaSession) => void;
+  /**
+   * Whether a further game on the attach port gets a child session (default true). Only an adapter
+   * whose child sessions run in this process can hand a connection over (inline, `--server`).
+   */
+  readonly gamesInChildSessions?: boolean;
 }
 
 export class LuaDebugSession extends LoggingDebugSession {
@@ -81,6 +97,10 @@ export class LuaDebugSession extends LoggingDebugSession {
   private readonly configured = new Promise<void>((resolve) => (this.configurationDone = resolve));
   /** The client shows progress notifications (and sends `cancel` for them). */
   private clientShowsProgress = false;
+  /** The client opens child sessions (DAP `startDebugging`): several games on one port. */
+  private clientStartsSessions = false;
+  /** Games after the first that connected to this session's port. */
+  private extraGames = 0;
   /** While a launch/attach request is answered: a failure goes into its error response. */
   private failureInResponse = false;
   /** The attach wait shown as progress, while the game is awaited after the attach response. */
@@ -108,6 +128,7 @@ export class LuaDebugSession extends LoggingDebugSession {
     args: DebugProtocol.InitializeRequestArguments,
   ): void {
     this.clientShowsProgress = args?.supportsProgressReporting === true;
+    this.clientStartsSessions = args?.supportsStartDebuggingRequest === true;
     response.body = capabilities();
     this.sendResponse(response);
   }
@@ -165,6 +186,11 @@ export class LuaDebugSession extends LoggingDebugSession {
     response: DebugProtocol.AttachResponse,
     raw: DebugProtocol.AttachRequestArguments,
   ): Promise<void> {
+    const gameId = offeredGameId(raw);
+    if (gameId !== undefined) {
+      await this.attachOfferedGame(response, raw, gameId);
+      return;
+    }
     await this.respondToStart(response, async () => {
       const args: AttachArguments = parseArguments(attachArgumentsSchema, raw);
       const session = this.createSession(toSessionSettings(args));
@@ -185,6 +211,11 @@ export class LuaDebugSession extends LoggingDebugSession {
                 connectionTimeoutS: seconds,
               }),
             );
+      const childSessions = this.options.gamesInChildSessions !== false;
+      if (this.clientStartsSessions && childSessions && dialHost === undefined) {
+        connector.onExtraConnection = (connection) =>
+          void this.openGameSession(connection, raw, connector.endpoint);
+      }
       // The console line says where it listens: beyond this machine too, when it does.
       const wait = new GameWait({ port, dialHost, listenHost, seconds }, (event) =>
         this.sendEvent(event),
@@ -448,6 +479,76 @@ export class LuaDebugSession extends LoggingDebugSession {
   override dispose(): void {
     void this.session?.stopSession();
     super.dispose();
+  }
+
+  // ---------------------------------------------------------------------------------------------
+  // Several games on one port (gameHandoff.ts)
+
+  /** A further game connected: greet it, then ask the client for a session of its own. */
+  private async openGameSession(
+    connection: SessionConnection,
+    raw: DebugProtocol.AttachRequestArguments,
+    endpoint: string,
+  ): Promise<void> {
+    const session = this.session;
+    if (!session) {
+      void connection.close();
+      return;
+    }
+    let handshake;
+    try {
+      handshake = await greetGame(connection, session.settings);
+    } catch (error) {
+      void connection.close();
+      session.addOutput(
+        'important',
+        `Another game connected on ${endpoint}, but ${toSessionError(error).message}\n`,
+      );
+      return;
+    }
+    const name = gameTitle(handshake, `Lua game ${++this.extraGames + 1}`);
+    const id = offerGame({ connection, handshake, endpoint });
+    session.addOutput(
+      'console',
+      `Another game connected on ${endpoint}: "${name}" is debugged in a session of its own.\n`,
+    );
+    this.sendRequest(
+      'startDebugging',
+      {
+        request: 'attach',
+        configuration: childConfiguration(raw as Record<string, unknown>, name, id),
+      } satisfies DebugProtocol.StartDebuggingRequestArguments,
+      10_000,
+      (reply) => {
+        if (reply.success) return;
+        withdrawGame(id);
+        session.addOutput(
+          'important',
+          `Could not open a session for "${name}": ${reply.message ?? 'the client refused'}. It was disconnected.\n`,
+        );
+      },
+    );
+  }
+
+  /** A child session for a game its parent offered: it takes the connection over. */
+  private async attachOfferedGame(
+    response: DebugProtocol.AttachResponse,
+    raw: DebugProtocol.AttachRequestArguments,
+    id: string,
+  ): Promise<void> {
+    await this.respondToStart(response, async () => {
+      const args: AttachArguments = parseArguments(attachArgumentsSchema, raw);
+      const offer = claimGame(id);
+      if (!offer) {
+        throw new SessionError(
+          'no-connection',
+          'The game this session was opened for has gone (it disconnected, or its session opened too late).',
+        );
+      }
+      const session = this.createSession(toSessionSettings(args));
+      await this.waitForConfiguration();
+      await session.start(handoffConnector(offer.connection, offer.handshake, offer.endpoint));
+    });
   }
 
   // ---------------------------------------------------------------------------------------------

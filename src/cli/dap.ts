@@ -27,7 +27,9 @@ function main(): void {
   }
   const port = serverPort(process.argv.slice(2));
   if (port === undefined) {
-    const session = new LuaDebugSession();
+    // A child session would start another adapter process, which cannot take over a connection
+    // this one accepted: a further game on the attach port is refused instead (use --server).
+    const session = new LuaDebugSession({ gamesInChildSessions: false });
     process.stdin.on('end', () => session.shutdown());
     session.start(process.stdin, process.stdout);
     return;

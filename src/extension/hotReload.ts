@@ -29,8 +29,19 @@ export interface ReloadOutcome {
   readonly report?: HotReloadReport;
 }
 
-/** The LuaPanda session a reload goes to: the active one, else the newest LuaPanda session. */
-export function reloadTarget(channel: DebugChannel): DebugSessionPort | undefined {
+/** What a reload needs of a debug session. */
+export type ReloadSession = Pick<DebugSessionPort, 'customRequest'>;
+
+/**
+ * The LuaPanda session a reload goes to: the focused one — with several games on one port, the
+ * game the user looks at (a child session, which the channel folds into its root) — else the
+ * channel's active one, else its newest LuaPanda session.
+ */
+export function reloadTarget(channel: DebugChannel): ReloadSession | undefined {
+  const focused = vscode.debug.activeDebugSession;
+  if (focused?.type === DEBUG_TYPE) {
+    return { customRequest: async (command, args) => focused.customRequest(command, args) };
+  }
   const active = channel.activeSession();
   if (active?.type === DEBUG_TYPE) return active;
   return channel
@@ -41,7 +52,7 @@ export function reloadTarget(channel: DebugChannel): DebugSessionPort | undefine
 
 /** Sends one reload; never rejects. */
 export async function reloadFile(
-  session: DebugSessionPort,
+  session: ReloadSession,
   file: string,
   source: string | undefined,
 ): Promise<ReloadOutcome> {

@@ -2,7 +2,8 @@
  * A DAP client for an adapter that runs in this process: it speaks to any object with
  * `handleMessage` and `onDidSendMessage` (a `DebugSession` of @vscode/debugadapter, or anything
  * VS Code could run inline). Requests are bounded by a timeout; events go to listeners; reverse
- * requests the headless host cannot serve (runInTerminal, startDebugging) are refused cleanly.
+ * requests go to `reverseRequests` handlers (the headless host serves `startDebugging`), and those
+ * without one (runInTerminal) are refused cleanly.
  */
 import { EventEmitter } from 'node:events';
 import type { DebugProtocol } from '@vscode/debugprotocol';
@@ -45,7 +46,12 @@ export interface DapClientEvents {
   event: [DebugProtocol.Event];
 }
 
+/** Answers a reverse request with its response body; a rejection is the failure's message. */
+export type ReverseRequestHandler = (args: unknown) => Promise<unknown>;
+
 export class DapClient extends EventEmitter<DapClientEvents> {
+  /** The reverse requests this client serves, by command. */
+  readonly reverseRequests = new Map<string, ReverseRequestHandler>();
   private seq = 1;
   private readonly pending = new Map<number, PendingRequest>();
   private readonly subscription: { dispose(): unknown };
@@ -129,17 +135,33 @@ export class DapClient extends EventEmitter<DapClientEvents> {
     } else if (message.type === 'event') {
       this.emit('event', message as DebugProtocol.Event);
     } else if (message.type === 'request') {
-      const request = message as DebugProtocol.Request;
-      const response: DebugProtocol.Response = {
-        seq: this.seq++,
-        type: 'response',
-        request_seq: request.seq,
-        command: request.command,
-        success: false,
-        message: `'${request.command}' is not supported by the headless debugger host.`,
-      };
-      queueMicrotask(() => this.endpoint.handleMessage(response));
+      void this.answer(message as DebugProtocol.Request);
     }
+  }
+
+  private async answer(request: DebugProtocol.Request): Promise<void> {
+    const handler = this.reverseRequests.get(request.command);
+    let outcome: { body?: unknown; failure?: string };
+    if (!handler) {
+      outcome = { failure: `'${request.command}' is not supported by the headless debugger host.` };
+    } else {
+      try {
+        outcome = { body: await handler(request.arguments) };
+      } catch (error) {
+        outcome = { failure: (error as Error).message };
+      }
+    }
+    if (this.disposed) return;
+    const response: DebugProtocol.Response = {
+      seq: this.seq++,
+      type: 'response',
+      request_seq: request.seq,
+      command: request.command,
+      success: outcome.failure === undefined,
+      ...(outcome.failure !== undefined ? { message: outcome.failure } : {}),
+      ...(outcome.body !== undefined ? { body: outcome.body } : {}),
+    };
+    queueMicrotask(() => this.endpoint.handleMessage(response));
   }
 
   private settle(

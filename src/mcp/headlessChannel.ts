@@ -69,6 +69,18 @@ export class HeadlessChannel extends ChannelEventSource implements DebugChannel 
       );
     }
     const client = new DapClient(adapter);
+    // A further game on an attach port: the adapter asks for a session of its own (as VS Code
+    // opens a child session). It starts beside this one, with this one's exception filters.
+    client.reverseRequests.set('startDebugging', async (args) => {
+      const request = args as DebugProtocol.StartDebuggingRequestArguments;
+      const child = { ...request.configuration, request: request.request } as LaunchConfiguration;
+      const filters = session.exceptionFilters.active;
+      void this.startDebugging(child, {
+        noDebug: false,
+        ...(filters ? { exceptionFilters: filters } : {}),
+      }).catch(() => undefined);
+      return undefined;
+    });
     const session = new HeadlessSession(
       `session-${++this.counter}`,
       resolved.name,
@@ -100,6 +112,7 @@ export class HeadlessChannel extends ChannelEventSource implements DebugChannel 
           supportsVariablePaging: true,
           // As VS Code does: the session then exists at once, and its waits show as progress.
           supportsProgressReporting: true,
+          supportsStartDebuggingRequest: true,
         } satisfies DebugProtocol.InitializeRequestArguments)) as
           DebugProtocol.Capabilities | undefined) ?? {};
       session.exceptionFilters.noteCapabilities(session.capabilities);

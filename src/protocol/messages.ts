@@ -145,12 +145,9 @@ export const setExceptionBreakpointsRequestSchema = z.object({
   filters: wireArray(z.enum(['uncaught', 'caught', 'assert'])),
 });
 
-/**
- * Extension (feature `hotReload`): load a changed file into the running program. The runtime
- * answers at its next safe point (at once while stopped) with the report below.
- */
+/** Extension: load a changed file into the running program (Docs/Protocol_Extensions.md). */
 export const hotReloadRequestSchema = z.object({
-  /** The file as `setBreakPoint` names it (the wire path). */
+  /** The file as breakpoints name it (the wire path). */
   path: z.string().min(1),
   /** The file's new text. */
   source: z.string(),
@@ -197,6 +194,11 @@ export const initSuccessReplySchema = wireObject({
   features: wireArray(z.string()).optional(),
   /** Extension: why the runtime refused the handshake (a wrong-typed field); it drops the link. */
   error: z.string().optional(),
+  /** Extension: the name the game gave itself (`start(host, port, {name = …})`). */
+  gameName: z.string().optional(),
+  /** Extension: the program's file name (`arg[0]`) and process id, where Lua can know them. */
+  program: z.string().optional(),
+  processId: wireNumber.optional(),
 });
 export type InitSuccessReply = z.output<typeof initSuccessReplySchema>;
 
@@ -229,39 +231,34 @@ export const setVariableReplySchema = wireObject({
   tip: z.string().optional(),
 });
 
-/** One function named in a hot-reload report, with the line it is defined at (0: none). */
+/** One function named in a hot-reload report, with the line it is defined at. */
 export const reloadEntrySchema = z.object({
-  name: wireText,
-  line: wireNumber.optional(),
+  name: z.string(),
+  line: wireNumber,
   /** Why it was not found or not replaced. */
-  reason: wireText.optional(),
+  reason: z.string().optional(),
 });
 
-/**
- * Extension: what a hot reload did; on `error` nothing changed. Everything but the status is
- * optional here, so that a report without some field still reads (the session fills the gaps),
- * and `phase` is any text, so that a phase added later does not make the whole report unreadable.
- */
+/** Extension: what a hot reload did; on `error` nothing changed. */
 export const hotReloadReplySchema = wireObject({
   status: z.enum(['success', 'error']),
-  error: wireText.optional(),
-  /** Where it failed: `find`, `compile`, `run` or `apply`. */
-  phase: z.string().optional(),
+  error: z.string().optional(),
+  phase: z.enum(['find', 'compile', 'run', 'apply']).optional(),
   /** The chunk name the file was loaded as. */
   chunk: z.string().optional(),
   /** Its `package.loaded` name, when it was required. */
   module: z.string().optional(),
-  replaced: wireArray(reloadEntrySchema).optional(),
-  added: wireArray(reloadEntrySchema).optional(),
-  notFound: wireArray(reloadEntrySchema).optional(),
-  notReplaced: wireArray(reloadEntrySchema).optional(),
+  replaced: wireArray(reloadEntrySchema),
+  added: wireArray(reloadEntrySchema),
+  notFound: wireArray(reloadEntrySchema),
+  notReplaced: wireArray(reloadEntrySchema),
   /** Old versions running in some frame: they finish in the old code. */
-  active: wireArray(reloadEntrySchema).optional(),
-  references: wireNumber.optional(),
-  searched: wireNumber.optional(),
+  active: wireArray(reloadEntrySchema),
+  references: wireNumber,
+  searched: wireNumber,
   /** Set when the bounded search stopped early. */
-  incomplete: wireText.optional(),
-  timeMs: wireNumber.optional(),
+  incomplete: z.string().optional(),
+  timeMs: wireNumber,
 });
 export type HotReloadReply = z.output<typeof hotReloadReplySchema>;
 

@@ -1,10 +1,12 @@
 /**
  * TCP in both directions (protocol doc 1.1/1.2).
  *
- * `LuaListener`: the IDE listens (default port 8818) and the game calls `LuaPanda.start`. One Lua
- * connection at a time: while one is active, a further connection is accepted and closed at once
- * and reported as `rejected`. The Lua side treats that as a lost link and keeps trying about once a
- * second, so a second game takes over as soon as the first one goes away.
+ * `LuaListener`: the IDE listens (default port 8818) and the game calls `LuaPanda.start`. The
+ * first connection is the active one. While it is active, a further connection is handed to the
+ * `extra` listeners (several games on one port, each debugged in a session of its own) or, when
+ * nobody listens for them, accepted and closed at once and reported as `rejected`: the Lua side
+ * treats that as a lost link and keeps trying about once a second, so a second game takes over as
+ * soon as the first one goes away.
  *
  * `connectToLua`: the game called `LuaPanda.startServer` and the IDE connects, retrying about once
  * a second (as upstream does) until it succeeds, times out or is aborted.
@@ -23,6 +25,8 @@ export interface RejectedConnection {
 
 export interface LuaListenerEvents {
   connection: [LuaConnection];
+  /** A connection that came while another was active (see the header). */
+  extra: [LuaConnection];
   rejected: [RejectedConnection];
   error: [Error];
 }
@@ -124,6 +128,12 @@ export class LuaListener extends EventEmitter<LuaListenerEvents> {
       /* reported through the connection's close event */
     });
     if (this.active && !this.active.closed) {
+      if (this.listenerCount('extra') > 0) {
+        // Its own session owns it from now on: closing this listener does not end that game.
+        this.sockets.delete(socket);
+        this.emit('extra', new LuaConnection(socket, this.connectionOptions));
+        return;
+      }
       const remoteAddress = `${socket.remoteAddress}:${socket.remotePort}`;
       socket.destroy();
       this.emit('rejected', {

@@ -8,7 +8,7 @@
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { LuaListener, connectToLua } from '../protocol';
+import { LuaListener, ReplyInfo, connectToLua } from '../protocol';
 import { DebuggeeProcess, DebuggeeSpec } from './debuggee';
 import { SessionError } from './errors';
 import { describeExit } from './exitStatus';
@@ -31,6 +31,13 @@ export interface Connector {
   nextConnection(timeoutMs?: number): Promise<SessionConnection>;
   /** Messages worth showing the user (a rejected second connection, …). */
   onNotice?: (text: string) => void;
+  /**
+   * Attach listeners only: set to take the connections of further games while one is connected
+   * (each becomes a session of its own); unset, they are refused.
+   */
+  onExtraConnection?: (connection: SessionConnection) => void;
+  /** The handshake reply of a connection whose handshake was made before it was handed over. */
+  handshakeOf?: (connection: SessionConnection) => ReplyInfo<'initSuccess'> | undefined;
   /** Releases the listener and pending waits; ends the program when `killProcess`. */
   dispose(killProcess: boolean): Promise<void>;
 }
@@ -193,6 +200,10 @@ export async function listenConnector(spec: ListenSpec): Promise<Connector> {
       await listener.close();
     },
   };
+  listener.on('extra', (connection) => {
+    if (connector.onExtraConnection) connector.onExtraConnection(connection);
+    else void connection.close();
+  });
   listener.on('rejected', (rejected) =>
     connector.onNotice?.(
       `Refused a second Lua connection from ${rejected.remoteAddress}: ${rejected.reason}.`,
@@ -250,6 +261,36 @@ export function dialConnector(spec: DialSpec): Connector {
     },
     async dispose() {
       aborter.abort();
+    },
+  };
+}
+
+/**
+ * A game's connection handed over by the session that accepted it (several games on one port),
+ * with the handshake that session already made: it is used once, and the session ends with it.
+ */
+export function handoffConnector(
+  connection: SessionConnection,
+  handshake: ReplyInfo<'initSuccess'>,
+  endpoint: string,
+): Connector {
+  let taken = false;
+  return {
+    mode: 'attach',
+    endpoint,
+    canReconnect: false,
+    handshakeOf: (c) => (c === connection ? handshake : undefined),
+    nextConnection() {
+      if (taken || connection.closed) {
+        return Promise.reject(
+          new SessionError('connection-lost', 'The game disconnected before its session began.'),
+        );
+      }
+      taken = true;
+      return Promise.resolve(connection);
+    },
+    async dispose() {
+      if (!connection.closed) await connection.close();
     },
   };
 }

@@ -1,6 +1,7 @@
 /**
  * A hot reload's report as the session hands it on: the runtime's reply (feature `hotReload`)
- * read into one shape whose lists are always arrays and whose counts are always numbers, and
+ * with the file it was asked for and its entries tidied (the lists arrive as arrays, `[]` when
+ * empty, and the counts as numbers: the reply's schema checks that), and
  * the few lines that say what happened, for the Debug Console, a notification or a log. Nothing
  * here knows DAP, MCP or VS Code.
  */
@@ -25,7 +26,7 @@ export interface HotReloadReport {
   readonly path: string;
   /** Why it failed (status `error`); nothing changed then. */
   readonly error?: string;
-  readonly phase?: ReloadPhase | string;
+  readonly phase?: ReloadPhase;
   /** The chunk name the file was loaded as (`@game/player.lua`). */
   readonly chunk?: string;
   /** Its `package.loaded` key, when it was required. */
@@ -45,12 +46,12 @@ export interface HotReloadReport {
   readonly timeMs: number;
 }
 
-/** The runtime's reply as a report: lists default to `[]`, counts to 0. */
+/** The runtime's reply as a report: entries without the runtime's "no line" (0) or empty reason. */
 export function normalizeReport(path: string, reply: HotReloadReply): HotReloadReport {
   const list = (entries: HotReloadReply['replaced']): ReloadEntry[] =>
-    (entries ?? []).map((e) => ({
+    entries.map((e) => ({
       name: e.name,
-      ...(e.line !== undefined && e.line > 0 ? { line: e.line } : {}),
+      ...(e.line > 0 ? { line: e.line } : {}),
       ...(e.reason !== undefined && e.reason !== '' ? { reason: e.reason } : {}),
     }));
   const failed = reply.status === 'error';
@@ -66,10 +67,10 @@ export function normalizeReport(path: string, reply: HotReloadReply): HotReloadR
     notFound: list(reply.notFound),
     notReplaced: list(reply.notReplaced),
     active: list(reply.active),
-    references: reply.references ?? 0,
-    searched: reply.searched ?? 0,
+    references: reply.references,
+    searched: reply.searched,
     ...(reply.incomplete ? { incomplete: reply.incomplete } : {}),
-    timeMs: reply.timeMs ?? 0,
+    timeMs: reply.timeMs,
   };
 }
 

@@ -402,24 +402,8 @@ export class LuaSession extends EventEmitter<LuaSessionEvents> {
     this.handshaken = undefined;
     connection.on('notification', (n) => this.onNotification(connection, n));
     connection.on('close', () => void this.onConnectionClosed(connection));
-    let reply: ReplyInfo<'initSuccess'>;
-    try {
-      reply = await this.request('initSuccess', handshakeFor(this.settings));
-    } catch (error) {
-      const cause = toSessionError(error);
-      throw new SessionError(
-        'handshake-failed',
-        `The Lua program connected but did not complete the LuaPanda handshake: ${cause.message}`,
-      );
-    }
-    if (reply.error !== undefined) {
-      // The runtime drops the link after a refusal, and would refuse the same settings again: the
-      // session ends with the runtime's reason (a code start() does not retry).
-      throw new SessionError(
-        'handshake-refused',
-        `The Lua runtime refused the handshake: ${reply.error}`,
-      );
-    }
+    const reply =
+      this.connector?.handshakeOf?.(connection) ?? (await greetGame(connection, this.settings));
     this.handshaken = connection;
     this.features = new Set(reply.features ?? []);
     this.runtimeName = reply.runtime ?? `LuaPanda ${reply.debuggerVer ?? ''}`.trim();
@@ -683,4 +667,35 @@ async function bounded(work: Promise<unknown> | undefined, ms: number): Promise<
     new Promise((resolve) => (timer = setTimeout(resolve, ms))),
   ]);
   clearTimeout(timer);
+}
+
+/**
+ * The LuaPanda handshake on a new connection; rejects with `handshake-failed` (no complete reply)
+ * or `handshake-refused` (the runtime refused these settings).
+ */
+export async function greetGame(
+  connection: SessionConnection,
+  settings: SessionSettings,
+): Promise<ReplyInfo<'initSuccess'>> {
+  let reply: ReplyInfo<'initSuccess'>;
+  try {
+    reply = await connection.request('initSuccess', handshakeFor(settings), {
+      timeoutMs: settings.requestTimeoutMs,
+    });
+  } catch (error) {
+    const cause = toSessionError(error);
+    throw new SessionError(
+      'handshake-failed',
+      `The Lua program connected but did not complete the LuaPanda handshake: ${cause.message}`,
+    );
+  }
+  if (reply.error !== undefined) {
+    // The runtime drops the link after a refusal, and would refuse the same settings again: the
+    // session ends with the runtime's reason (a code start() does not retry).
+    throw new SessionError(
+      'handshake-refused',
+      `The Lua runtime refused the handshake: ${reply.error}`,
+    );
+  }
+  return reply;
 }

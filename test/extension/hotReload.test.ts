@@ -15,14 +15,17 @@ import {
   reloadTarget,
 } from '../../src/extension/hotReload';
 import { normalizeReport } from '../../src/session/hotReload';
-import type { HotReloadReply } from '../../src/protocol';
+import { reloadReply } from '../session/reloadReply';
 
 const FILE = '/game/player.lua';
-const SUCCESS = normalizeReport(FILE, {
-  status: 'success',
-  replaced: [{ name: 'Player:update', line: 12 }],
-  timeMs: 1.5,
-});
+const SUCCESS = normalizeReport(
+  FILE,
+  reloadReply({
+    status: 'success',
+    replaced: [{ name: 'Player:update', line: 12 }],
+    timeMs: 1.5,
+  }),
+);
 
 function port(type: string, id = `${type}-1`) {
   return {
@@ -69,6 +72,22 @@ describe('extension: hot reload from the editor', () => {
     assert.equal(reloadTarget(channel([node], node)), undefined);
   });
 
+  it('prefers the focused LuaPanda session (one game of several, which the channel folds)', async () => {
+    const root = port('luapanda', 'root');
+    const child = sinon.stub().resolves(SUCCESS);
+    vscode.debug.activeDebugSession = { id: 'child', type: 'luapanda', customRequest: child };
+    vscode.window.activeTextEditor = { document: document() };
+    await hotReloadCommand(options(channel([root], root)));
+    assert.equal(child.callCount, 1, 'the focused game got it');
+    assert.equal(root.customRequest.callCount, 0);
+    vscode.debug.activeDebugSession = { id: 'n', type: 'node' };
+    assert.equal(
+      reloadTarget(channel([root], root)),
+      root,
+      'a focused node session is passed over',
+    );
+  });
+
   it("the command sends the editor's text of the file and shows the outcome", async () => {
     const lua = port('luapanda');
     const doc = document(FILE, 'local unsaved = true');
@@ -90,11 +109,14 @@ describe('extension: hot reload from the editor', () => {
   it('the command reloads the file a menu passes (its open editor text), and says where details are', async () => {
     const lua = port('luapanda');
     lua.customRequest.resolves(
-      normalizeReport('/game/util.lua', {
-        status: 'success',
-        replaced: [{ name: 'util.f', line: 1 }],
-        active: [{ name: 'util.loop', line: 9 }],
-      }),
+      normalizeReport(
+        '/game/util.lua',
+        reloadReply({
+          status: 'success',
+          replaced: [{ name: 'util.f', line: 1 }],
+          active: [{ name: 'util.loop', line: 9 }],
+        }),
+      ),
     );
     vscode.workspace.textDocuments = [document('/game/util.lua', 'edited')];
     await hotReloadCommand(options(channel([lua])), vscode.Uri.file('/game/util.lua'));
@@ -110,11 +132,11 @@ describe('extension: hot reload from the editor', () => {
 
   it('a failed reload is an error notification that says why', async () => {
     const lua = port('luapanda');
-    const failed: HotReloadReply = {
+    const failed = reloadReply({
       status: 'error',
       error: "player.lua:3: '=' expected near 'x'",
       phase: 'compile',
-    };
+    });
     lua.customRequest.resolves(normalizeReport(FILE, failed));
     vscode.window.activeTextEditor = { document: document() };
     const outcome = await hotReloadCommand(options(channel([lua])));
@@ -156,14 +178,14 @@ describe('extension: hot reload from the editor', () => {
     assert.match(vscode.window.setStatusBarMessage.firstCall.args[0], /^Hot reload player\.lua/);
 
     lua.customRequest.resolves(
-      normalizeReport(FILE, { status: 'error', error: 'not loaded', phase: 'find' }),
+      normalizeReport(FILE, reloadReply({ status: 'error', error: 'not loaded', phase: 'find' })),
     );
     await reloadOnSave(options(ch), document() as never);
     assert.equal(vscode.window.showErrorMessage.callCount, 0, 'a file never loaded is no error');
     assert.equal(vscode.window.setStatusBarMessage.callCount, 2);
 
     lua.customRequest.resolves(
-      normalizeReport(FILE, { status: 'error', error: 'bad', phase: 'compile' }),
+      normalizeReport(FILE, reloadReply({ status: 'error', error: 'bad', phase: 'compile' })),
     );
     await reloadOnSave(options(ch), document() as never);
     assert.match(vscode.window.showErrorMessage.firstCall.args[0], /failed \(compile\): bad/);

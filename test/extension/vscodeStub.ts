@@ -232,7 +232,9 @@ export const vscode = {
     })),
   },
   debug: {
-    activeDebugSession: undefined as { id: string } | undefined,
+    activeDebugSession: undefined as
+      | { id: string; type?: string; customRequest?: (command: string, args?: unknown) => unknown }
+      | undefined,
     registerDebugAdapterTrackerFactory: sinon
       .stub()
       .callsFake((type: string, factory: (typeof trackerFactories)[number]['factory']) => {

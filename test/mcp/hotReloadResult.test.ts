@@ -5,21 +5,25 @@
 import * as assert from 'node:assert/strict';
 import { reportResult } from '../../src/mcp/tools/hotReload';
 import { normalizeReport } from '../../src/session/hotReload';
+import { reloadReply } from '../session/reloadReply';
 
 describe('mcp/hot_reload_file results', () => {
   it('a success carries the report in snake_case, with every list', () => {
     const result = reportResult(
-      normalizeReport('/game/player.lua', {
-        status: 'success',
-        chunk: '@game/player.lua',
-        module: 'game.player',
-        replaced: [{ name: 'Player:update', line: 12 }],
-        notReplaced: [{ name: 'M.make', line: 40, reason: 'upvalues changed' }],
-        active: [{ name: 'M.loop', line: 50 }],
-        references: 4,
-        searched: 900,
-        timeMs: 2.5,
-      }),
+      normalizeReport(
+        '/game/player.lua',
+        reloadReply({
+          status: 'success',
+          chunk: '@game/player.lua',
+          module: 'game.player',
+          replaced: [{ name: 'Player:update', line: 12 }],
+          notReplaced: [{ name: 'M.make', line: 40, reason: 'upvalues changed' }],
+          active: [{ name: 'M.loop', line: 50 }],
+          references: 4,
+          searched: 900,
+          timeMs: 2.5,
+        }),
+      ),
     );
     assert.deepEqual(
       { ...result, message: undefined },
@@ -47,8 +51,10 @@ describe('mcp/hot_reload_file results', () => {
   });
 
   it('a failure says the phase and what to do about it', () => {
-    const failed = (phase: string) =>
-      reportResult(normalizeReport('/g/a.lua', { status: 'error', error: 'why', phase }));
+    const failed = (phase: 'find' | 'compile' | 'run' | 'apply') =>
+      reportResult(
+        normalizeReport('/g/a.lua', reloadReply({ status: 'error', error: 'why', phase })),
+      );
     assert.deepEqual(failed('compile'), {
       status: 'error',
       message:

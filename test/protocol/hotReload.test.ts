@@ -1,7 +1,7 @@
 /**
  * The `hotReload` command's schemas (feature `hotReload`): the request is checked before it is
  * sent, and the report reads in the runtime's JSON dialect — empty lists as `[]` or `{}`,
- * numbers as strings, fields left out of an error report.
+ * numbers as strings; a report without its lists and counts is refused (a clear protocol error).
  */
 import * as assert from 'node:assert/strict';
 import { ideToLuaSchemas, replySchemas } from '../../src/protocol';
@@ -41,24 +41,44 @@ describe('protocol/hotReload', () => {
     assert.deepEqual([report.references, report.searched, report.timeMs], [3, 1200, 2.125]);
   });
 
-  it('reads an error report that carries only the status, the error and the phase', () => {
+  it('reads an error report: the error and the phase, every list empty', () => {
     const report = replySchemas.hotReload.parse({
       status: 'error',
       error: "player.lua:3: '=' expected near 'x'",
       phase: 'compile',
+      replaced: [],
+      added: [],
+      notFound: [],
+      notReplaced: [],
+      active: [],
+      references: 0,
+      searched: 12,
+      timeMs: 0.4,
     });
-    assert.deepEqual(report, {
-      status: 'error',
-      error: "player.lua:3: '=' expected near 'x'",
-      phase: 'compile',
-    });
+    assert.deepEqual(
+      [report.status, report.error, report.phase, report.replaced, report.chunk],
+      ['error', "player.lua:3: '=' expected near 'x'", 'compile', [], undefined],
+    );
   });
 
-  it('refuses a report without a status, or with entries that have no name', () => {
-    assert.equal(replySchemas.hotReload.safeParse({ replaced: [] }).success, false);
+  it('refuses a report without a status or its lists, or with entries that have no name', () => {
+    const full = {
+      status: 'success',
+      replaced: [],
+      added: [],
+      notFound: [],
+      notReplaced: [],
+      active: [],
+      references: 0,
+      searched: 0,
+      timeMs: 0,
+    };
+    assert.ok(replySchemas.hotReload.safeParse(full).success);
+    assert.equal(replySchemas.hotReload.safeParse({ ...full, status: undefined }).success, false);
+    assert.equal(replySchemas.hotReload.safeParse({ ...full, notFound: undefined }).success, false);
     assert.equal(replySchemas.hotReload.safeParse([]).success, false, 'an empty table');
     assert.equal(
-      replySchemas.hotReload.safeParse({ status: 'success', replaced: [{ line: 3 }] }).success,
+      replySchemas.hotReload.safeParse({ ...full, replaced: [{ line: 3 }] }).success,
       false,
     );
   });

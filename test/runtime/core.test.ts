@@ -24,6 +24,7 @@ for (const lua of runtimeVariants()) {
         'functionNames',
         'coroutines',
         'setField',
+        'hotReload',
       ]) {
         assert.ok(s.reply.features?.includes(f), `feature ${f}`);
       }

@@ -44,6 +44,8 @@ export interface StartOptions {
   exceptionFilters?: ('uncaught' | 'caught' | 'assert')[];
   /** Script to run instead of the fixture (the fixture path is then passed as an argument). */
   script?: string;
+  /** Folder holding `name` and its breakpoint files, also the working directory (default FIXTURES). */
+  dir?: string;
 }
 
 const open = new Set<Session>();
@@ -64,22 +66,24 @@ export async function startSession(
   options: StartOptions = {},
 ): Promise<Session> {
   const ide = await TestIde.start();
-  const script = options.script ?? fixture(name);
-  const extra = options.script ? [fixture(name)] : [];
+  const dir = options.dir ?? FIXTURES;
+  const file = (n: string) => path.join(dir, n);
+  const script = options.script ?? file(name);
+  const extra = options.script ? [file(name)] : [];
   const proc = spawnLua(lua, script, {
     args: [String(ide.port), ...extra, ...(options.args ?? [])],
     luaPath: [BUNDLE_DIR],
-    cwd: FIXTURES,
+    cwd: dir,
   });
   try {
     await ide.accept();
     const reply = await ide.handshake({
-      cwd: FIXTURES,
+      cwd: dir,
       waitConfigurationDone: true,
       ...options.settings,
     });
-    for (const [file, bks] of Object.entries(options.breakpoints ?? {})) {
-      await ide.connection.request('setBreakPoint', { path: fixture(file), bks });
+    for (const [bpFile, bks] of Object.entries(options.breakpoints ?? {})) {
+      await ide.connection.request('setBreakPoint', { path: file(bpFile), bks });
     }
     if (options.exceptionFilters) {
       await ide.connection.request('setExceptionBreakpoints', {

@@ -19,9 +19,9 @@ import { SessionError } from '../../src/session/errors';
 import { LuaSession } from '../../src/session/luaSession';
 import { DEFAULT_SETTINGS, SessionSettings } from '../../src/session/types';
 import { FakeConnection, fakeConnector, frame, ourRuntime } from './fakes';
+import { reloadReply } from './reloadReply';
 
-const SUCCESS = {
-  status: 'success' as const,
+const SUCCESS = reloadReply({
   chunk: '@game/player.lua',
   replaced: [
     { name: 'Player:update', line: 12 },
@@ -31,7 +31,7 @@ const SUCCESS = {
   references: 2,
   searched: 500,
   timeMs: 2.1,
-};
+});
 
 async function rejectsWith(promise: Promise<unknown>, code: string, message?: RegExp) {
   await assert.rejects(promise, (e) => {
@@ -43,8 +43,8 @@ async function rejectsWith(promise: Promise<unknown>, code: string, message?: Re
 }
 
 describe('session/hotReload: the report', () => {
-  it('has every list as an array and every count as a number, whatever the runtime left out', () => {
-    const report = normalizeReport('/game/player.lua', { status: 'success' });
+  it('carries the file asked for, and the lists and counts of the reply', () => {
+    const report = normalizeReport('/game/player.lua', reloadReply({ status: 'success' }));
     assert.deepEqual(report, {
       status: 'success',
       path: '/game/player.lua',
@@ -60,28 +60,34 @@ describe('session/hotReload: the report', () => {
   });
 
   it('drops line 0 (no line) and empty reasons; keeps the error and phase of a failure', () => {
-    const ok = normalizeReport('/g/a.lua', {
-      status: 'success',
-      notFound: [
-        { name: 'local helper', line: 5, reason: 'a local no old function holds' },
-        { name: '… and 3 more', line: 0, reason: '' },
-      ],
-    });
+    const ok = normalizeReport(
+      '/g/a.lua',
+      reloadReply({
+        status: 'success',
+        notFound: [
+          { name: 'local helper', line: 5, reason: 'a local no old function holds' },
+          { name: '… and 3 more', line: 0, reason: '' },
+        ],
+      }),
+    );
     assert.deepEqual(ok.notFound, [
       { name: 'local helper', line: 5, reason: 'a local no old function holds' },
       { name: '… and 3 more' },
     ]);
-    const failed = normalizeReport('/g/a.lua', {
-      status: 'error',
-      error: "a.lua:3: '=' expected near 'x'",
-      phase: 'compile',
-    });
+    const failed = normalizeReport(
+      '/g/a.lua',
+      reloadReply({
+        status: 'error',
+        error: "a.lua:3: '=' expected near 'x'",
+        phase: 'compile',
+      }),
+    );
     assert.deepEqual(
       [failed.error, failed.phase, failed.replaced],
       ["a.lua:3: '=' expected near 'x'", 'compile', []],
     );
     assert.equal(
-      normalizeReport('/g/a.lua', { status: 'error' }).error,
+      normalizeReport('/g/a.lua', reloadReply({ status: 'error' })).error,
       'the runtime gave no reason',
     );
   });
@@ -92,27 +98,36 @@ describe('session/hotReload: the report', () => {
       reportHeadline(report),
       'Hot reload player.lua: replaced Player:update, Player:draw; added Player:jump; 2.1 ms',
     );
-    const failed = normalizeReport('C:\\game\\player.lua', {
-      status: 'error',
-      error: "player.lua:3: '=' expected near 'x'",
-      phase: 'compile',
-    });
+    const failed = normalizeReport(
+      'C:\\game\\player.lua',
+      reloadReply({
+        status: 'error',
+        error: "player.lua:3: '=' expected near 'x'",
+        phase: 'compile',
+      }),
+    );
     assert.equal(
       reportHeadline(failed),
       "Hot reload player.lua failed (compile): player.lua:3: '=' expected near 'x' — nothing changed",
     );
-    const nothing = normalizeReport('/game/player.lua', { status: 'success', timeMs: 14.6 });
+    const nothing = normalizeReport(
+      '/game/player.lua',
+      reloadReply({ status: 'success', timeMs: 14.6 }),
+    );
     assert.equal(reportHeadline(nothing), 'Hot reload player.lua: no function changed; 15 ms');
   });
 
   it('lists what was not replaced, not found and still running, with reasons, on lines of their own', () => {
-    const report: HotReloadReport = normalizeReport('/game/m.lua', {
-      ...SUCCESS,
-      notFound: [{ name: 'local helper', line: 5, reason: 'no old function holds it' }],
-      notReplaced: [{ name: 'M.make', line: 40, reason: 'its upvalues changed, e.g. a, b' }],
-      active: [{ name: 'M.loop', line: 50 }],
-      incomplete: 'the search stopped after 3000000 objects',
-    });
+    const report: HotReloadReport = normalizeReport(
+      '/game/m.lua',
+      reloadReply({
+        ...SUCCESS,
+        notFound: [{ name: 'local helper', line: 5, reason: 'no old function holds it' }],
+        notReplaced: [{ name: 'M.make', line: 40, reason: 'its upvalues changed, e.g. a, b' }],
+        active: [{ name: 'M.loop', line: 50 }],
+        incomplete: 'the search stopped after 3000000 objects',
+      }),
+    );
     assert.deepEqual(reportSummary(report).slice(1), [
       '  not replaced: M.make (line 40): its upvalues changed, e.g. a, b',
       '  not found in the program: local helper (line 5): no old function holds it',
@@ -124,7 +139,9 @@ describe('session/hotReload: the report', () => {
 
   it('names eight functions and counts the rest', () => {
     const many = Array.from({ length: 11 }, (_, i) => ({ name: `f${i + 1}`, line: i + 1 }));
-    const line = reportHeadline(normalizeReport('/g/a.lua', { status: 'success', replaced: many }));
+    const line = reportHeadline(
+      normalizeReport('/g/a.lua', reloadReply({ status: 'success', replaced: many })),
+    );
     assert.match(line, /replaced f1, f2, f3, f4, f5, f6, f7, f8 and 3 more; 0 ms$/);
   });
 });
@@ -184,11 +201,13 @@ describe('session/hotReload: the request', () => {
   });
 
   it('works stopped as well as running, and a refusal of the runtime is a report', async () => {
-    const { session, conn } = await connected(['hotReload'], () => ({
-      status: 'error',
-      error: 'no function of a loaded chunk comes from x.lua',
-      phase: 'find',
-    }));
+    const { session, conn } = await connected(['hotReload'], () =>
+      reloadReply({
+        status: 'error',
+        error: 'no function of a loaded chunk comes from x.lua',
+        phase: 'find',
+      }),
+    );
     const stopped = new Promise((resolve) => session.once('stopped', resolve));
     conn.stop('stopOnBreakpoint', [frame(3)]);
     await stopped;

@@ -1,0 +1,77 @@
+/**
+ * Several games on one attach port. The session that listens takes the first game itself; for
+ * each further game it makes the handshake (which tells the game's name), offers the connection
+ * here under an id and asks the client for a child session (DAP `startDebugging`, an attach
+ * configuration carrying the id). The child's adapter, a new `LuaDebugSession` in this process,
+ * claims the connection. An offer nobody claims in time is closed: the game goes on trying to
+ * attach, as after any lost link.
+ */
+import type { ReplyInfo } from '../protocol';
+import type { SessionConnection } from '../session';
+
+/** The attach configuration key that carries the id of an offered game. */
+export const GAME_KEY = '__luapandaGame';
+/** How long an offer waits for its child session. */
+export const CLAIM_TIMEOUT_MS = 30_000;
+
+export interface GameOffer {
+  readonly connection: SessionConnection;
+  readonly handshake: ReplyInfo<'initSuccess'>;
+  /** Where the game connected (`127.0.0.1:8818`), for messages. */
+  readonly endpoint: string;
+}
+
+const offers = new Map<string, { offer: GameOffer; timer: NodeJS.Timeout }>();
+let counter = 0;
+
+export function offerGame(offer: GameOffer, timeoutMs = CLAIM_TIMEOUT_MS): string {
+  const id = `game-${++counter}`;
+  const timer = setTimeout(() => withdrawGame(id), timeoutMs);
+  timer.unref();
+  offers.set(id, { offer, timer });
+  return id;
+}
+
+export function claimGame(id: string): GameOffer | undefined {
+  const entry = offers.get(id);
+  if (!entry) return undefined;
+  clearTimeout(entry.timer);
+  offers.delete(id);
+  return entry.offer;
+}
+
+/** Drops an offer nobody took; its game is disconnected. */
+export function withdrawGame(id: string): void {
+  const offer = claimGame(id);
+  if (offer && !offer.connection.closed) void offer.connection.close();
+}
+
+/** The id in a child's attach configuration, if it is one. */
+export function offeredGameId(config: unknown): string | undefined {
+  if (typeof config !== 'object' || config === null) return undefined;
+  const value = (config as Record<string, unknown>)[GAME_KEY];
+  return typeof value === 'string' ? value : undefined;
+}
+
+/** The name a game's session is shown under: its own, else its program file and process id. */
+export function gameTitle(handshake: ReplyInfo<'initSuccess'>, fallback: string): string {
+  if (handshake.gameName) return handshake.gameName;
+  const program = handshake.program ?? fallback;
+  return handshake.processId !== undefined ? `${program} (pid ${handshake.processId})` : program;
+}
+
+/**
+ * The child's configuration: the parent's attach configuration (so the same settings apply) with
+ * the game's name and id. Keys the client added for its own use (`__…`) are left out.
+ */
+export function childConfiguration(
+  parent: Record<string, unknown>,
+  name: string,
+  id: string,
+): Record<string, unknown> {
+  const config: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(parent)) {
+    if (!key.startsWith('__')) config[key] = value;
+  }
+  return { ...config, type: 'luapanda', request: 'attach', name, [GAME_KEY]: id };
+}

@@ -1,0 +1,164 @@
+/**
+ * Several games on one attach port, through the MCP tools (headless luapanda-mcp, the SDK client,
+ * real Lua over real TCP): the second game that connects gets a session of its own, named after
+ * the game; each stops at the shared breakpoint independently; one continues while the other
+ * stays paused; one ending does not end the other.
+ */
+import * as assert from 'node:assert/strict';
+import * as path from 'node:path';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { HeadlessFixture, ToolCallResult, callTool, makeWorkspace } from './headlessFixture';
+import { luaInterpreters } from '../harness/interpreters';
+import { LuaProcess, REPO_ROOT, spawnLua } from '../harness/luaProcess';
+import { quietPort } from '../harness/ports';
+
+const BUNDLE_DIR = path.join(REPO_ROOT, 'dist', 'lua');
+const GAME = [
+  'local port, name = tonumber(arg[1]), arg[2]',
+  'local LuaPanda = require("LuaPanda")',
+  'LuaPanda.start("127.0.0.1", port, { name = name })',
+  'local deadline = os.time() + 20',
+  'while not LuaPanda.isConnected() and os.time() < deadline do LuaPanda.tick() end',
+  'local total = 0',
+  'for i = 1, 3 do',
+  '  total = total + i -- the breakpoint',
+  'end',
+  'print(name .. " total " .. total)',
+  '',
+].join('\n');
+const BP_LINE = 8;
+/** The id of a game's main thread (each session numbers its own threads). */
+const MAIN_THREAD = 1;
+
+interface SessionView {
+  id: string;
+  name: string;
+  state: string;
+}
+
+for (const lua of luaInterpreters().filter((l) => l.command === 'lua5.4' || l.isLuaJIT)) {
+  describe(`several games on one attach port (MCP, ${lua.command})`, function () {
+    this.timeout(60_000);
+    let fixture: HeadlessFixture;
+    let client: Client;
+    let port: number;
+    const games: LuaProcess[] = [];
+
+    beforeEach(async () => {
+      port = await quietPort();
+      const workspace = await makeWorkspace({ 'game.lua': GAME }, [
+        {
+          type: 'luapanda',
+          request: 'attach',
+          name: 'games',
+          connectionPort: port,
+          cwd: '${workspaceFolder}',
+        },
+      ]);
+      fixture = await HeadlessFixture.start(workspace);
+      client = await fixture.connect();
+    });
+
+    afterEach(async () => {
+      for (const game of games.splice(0)) game.kill();
+      await fixture.close();
+    });
+
+    const call = (name: string, args: Record<string, unknown> = {}) =>
+      callTool(client, name, args) as Promise<ToolCallResult>;
+    const launchGame = (name: string) => {
+      const game = spawnLua(lua, path.join(fixture.workspace, 'game.lua'), {
+        args: [String(port), name],
+        luaPath: [BUNDLE_DIR],
+        cwd: fixture.workspace,
+      });
+      games.push(game);
+      return game;
+    };
+    const sessions = async () => ((await call('get_debug_state')).sessions ?? []) as SessionView[];
+    async function waitFor<T>(what: string, probe: () => Promise<T | undefined>): Promise<T> {
+      for (let i = 0; i < 200; i++) {
+        const value = await probe();
+        if (value !== undefined) return value;
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+      throw new Error(`timed out waiting for ${what}: ${JSON.stringify(await sessions())}`);
+    }
+
+    it('gives each game its own session, stopping, continuing and ending on its own', async () => {
+      const set = await call('set_breakpoint', {
+        file_path: path.join(fixture.workspace, 'game.lua'),
+        line_number: BP_LINE,
+      });
+      assert.equal(set.status, 'success', JSON.stringify(set));
+      const starting = call('start_debugging', {
+        configuration_name: 'games',
+        timeout_seconds: 30,
+      });
+      const server = launchGame('server');
+      const first = await starting;
+      assert.equal(first.status, 'stopped', JSON.stringify(first));
+
+      const client2 = launchGame('client');
+      const child = await waitFor('the second game to stop', async () => {
+        const list = await sessions();
+        return list.find((s) => s.name === 'client' && s.state === 'Stopped');
+      });
+      const list = await sessions();
+      assert.equal(list.length, 2, JSON.stringify(list));
+      const parent = list.find((s) => s.id !== child.id);
+      assert.ok(parent);
+
+      // The first game steps, then runs on to its next stop; the second stays paused meanwhile.
+      const stepped = await call('step_execution', {
+        session_id: parent.id,
+        thread_id: MAIN_THREAD,
+        step_type: 'over',
+        timeout_seconds: 20,
+      });
+      assert.equal(stepped.status, 'stopped', JSON.stringify(stepped));
+      const again = await call('continue_debugging', {
+        session_id: parent.id,
+        thread_id: MAIN_THREAD,
+        timeout_seconds: 20,
+      });
+      assert.equal(again.status, 'stopped', JSON.stringify(again));
+      const childState = async () => (await sessions()).find((s) => s.id === child.id)?.state;
+      assert.equal(await childState(), 'Stopped', 'the other game stays paused');
+      const childStop = await call('get_stack_trace', {
+        session_id: child.id,
+        thread_id: MAIN_THREAD,
+      });
+      assert.equal(childStop.status, 'success', JSON.stringify(childStop));
+      assert.match(JSON.stringify(childStop), new RegExp(`"line_number":${BP_LINE}\\b`));
+
+      // The second game runs to its end: its session ends, the first stays paused.
+      assert.equal(
+        (await call('remove_breakpoint', { breakpoint_id: (set.breakpoint as { id: number }).id }))
+          .status,
+        'success',
+      );
+      const ended = await call('continue_debugging', {
+        session_id: child.id,
+        thread_id: MAIN_THREAD,
+        timeout_seconds: 20,
+      });
+      assert.equal(ended.status, 'completed', JSON.stringify(ended));
+      assert.equal((await client2.waitForExit(10_000)).code, 0);
+      assert.match(client2.stdout, /^client total 6$/m);
+      const left = await sessions();
+      assert.deepEqual(
+        left.map((s) => [s.id, s.state]),
+        [[parent.id, 'Stopped']],
+      );
+      const last = await call('continue_debugging', {
+        session_id: parent.id,
+        thread_id: MAIN_THREAD,
+        timeout_seconds: 20,
+      });
+      assert.equal(last.status, 'completed', JSON.stringify(last));
+      assert.equal((await server.waitForExit(10_000)).code, 0);
+      assert.match(server.stdout, /^server total 6$/m);
+    });
+  });
+}
