@@ -62,6 +62,9 @@ local function begin(mode, host, port)
   end
   native.load(session.settings)
   local ok, connected, why = pcall(session.connect, mode, host, port)
+  -- Loading the runtime and the first attempt ran a lot of its code: LuaJIT's hot counters back
+  -- to their start values (compat.resetJitCounters).
+  compat.resetJitCounters()
   if ok and connected == nil then
     cannotDebug(why)
     return false

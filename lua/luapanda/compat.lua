@@ -108,6 +108,7 @@ local jitForcedOff = false
 M.programWantsJit = true
 -- The originals: while attached, jit.on/off are jitview.lua's replacements.
 local jitOn, jitOff, jitFlush = jitLib and jitLib.on, jitLib and jitLib.off, jitLib and jitLib.flush
+local jitStatus = jitLib and jitLib.status
 -- (Inside the heartbeat's finalizer the jit.* calls are not even tried: each would raise and be
 -- caught, and under LuaJIT an error caught while the program's error handler runs makes a later
 -- error in that handler be handled normally instead of as "error in error handling".)
@@ -127,6 +128,23 @@ function M.setJitNeeded(off)
   return true
 end
 function M.jitIsForcedOff() return jitForcedOff end
+
+--- LuaJIT decides what to compile with 64 hot counters shared by all code, picked by bytecode
+--- address: every call and loop iteration counts down one of them. The runtime's own functions
+--- count too (jit.off keeps them from being compiled, not from counting), and where LuaJIT places
+--- them in memory changes from run to run, so loading the runtime and attaching leave the
+--- program's counters in a random state: a program function may be "hot" at its first call. A
+--- recording that then aborts (NYI, return to C) is an error LuaJIT throws and catches on the
+--- program's thread, and inside an xpcall message handler that clears LuaJIT's "in error handling"
+--- mark: a nested error there was handled instead of giving "error in error handling"
+--- (error_in_handler.lua, about one LuaJIT run in a thousand). Switching the compiler off and on
+--- sets every counter back to its start value, as a program finds them when it begins; compiled
+--- traces are kept. Only while the compiler is on (else turning it on resets them anyway), never
+--- in a finalizer (LuaJIT raises there).
+function M.resetJitCounters()
+  if not M.isJIT or M.inFinalizer or not (jitStatus and jitStatus()) then return end
+  if pcall(jitOff) then pcall(jitOn) end
+end
 
 --- Throws away every compiled trace (the compiler stays as it is): code compiled before a
 --- breakpoint was set may run lines or calls the hook never sees. False when LuaJIT refused

@@ -205,6 +205,9 @@ function S.stop(cmd, base, info, thread, threadError)
     if S.link and S.link.closed then S.disconnect("connection lost while stopping") end
   end
   if S.link then pcall(S.updateHooks) end
+  -- A stop runs a lot of the runtime's code (stack, variables, the IDE's requests): LuaJIT's hot
+  -- counters back to their start values before the program goes on (compat.resetJitCounters).
+  compat.resetJitCounters()
   hook.setInside(wasInside)
 end
 
@@ -795,6 +798,9 @@ function S.tryAttach(acceptTimeout, connectTimeout)
     return false
   end
   hook.setInside(wasInside)
+  -- The handshake ran a lot of the runtime's code: LuaJIT's hot counters back to their start
+  -- values (compat.resetJitCounters; a failed attempt is short and leaves them as they are).
+  compat.resetJitCounters()
   return true
 end
 
