@@ -26,6 +26,7 @@ import {
   SessionConnection,
   SessionError,
   SessionSettings,
+  baseName,
   dialConnector,
   exposureNotice,
   greetGame,
@@ -33,6 +34,7 @@ import {
   launchConnector,
   listenConnector,
   nativeDirFor,
+  reportSummary,
   scanLuaFiles,
   toSessionError,
 } from '../session';
@@ -61,6 +63,7 @@ import {
   offeredGameId,
   withdrawGame,
 } from './gameHandoff';
+import { HOT_RELOAD_REQUEST, parseHotReloadArguments } from './hotReloadRequest';
 import { findRuntimeDir } from './runtimeLocation';
 import {
   dapBreakpoint,
@@ -455,6 +458,39 @@ export class LuaDebugSession extends LoggingDebugSession {
     await this.respond(response, async () => {
       await this.session?.stopSession();
     });
+  }
+
+  /** Our custom requests (hotReloadRequest.ts); others get the library's "unrecognized". */
+  protected override async customRequest(
+    command: string,
+    response: DebugProtocol.Response,
+    args: unknown,
+  ): Promise<void> {
+    if (command !== HOT_RELOAD_REQUEST) {
+      super.customRequest(command, response, args);
+      return;
+    }
+    // Not shown by the client: the one who asked (the editor command, an agent) says it, and the
+    // Debug Console gets the summary below.
+    await this.respond(
+      response,
+      async () => {
+        const { path: file, source } = parseHotReloadArguments(args);
+        try {
+          const report = await this.requireSession().hotReload(file, source);
+          this.sendEvent(new OutputEvent(`${reportSummary(report).join('\n')}\n`, 'console'));
+          response.body = report;
+        } catch (error) {
+          const failure = toSessionError(error);
+          const name = baseName(file);
+          this.sendEvent(
+            new OutputEvent(`Hot reload ${name} failed: ${failure.message}\n`, 'console'),
+          );
+          throw failure;
+        }
+      },
+      { showUser: false },
+    );
   }
 
   /** The DAP link is gone: a launched program must not outlive it. */

@@ -7,13 +7,15 @@ import { LuaDebugSession } from '../adapter';
 import { HeadlessChannel } from '../mcp/headlessChannel';
 import { createMcpServer } from '../mcp/server';
 import { SessionMonitor } from '../mcp/sessionMonitor';
-import { ToolContext, ToolSettings } from '../mcp/tools/context';
+import { Approver, ToolContext, ToolSettings } from '../mcp/tools/context';
 
 export const LUAPANDA_DEBUG_TYPE = 'luapanda';
 
 export interface HeadlessBackendOptions {
   workspaceFolder: string;
   settings?: Partial<ToolSettings>;
+  /** Asks before agent calls that run code in the program (none: they run). */
+  approve?: Approver;
 }
 
 export interface HeadlessBackend {
@@ -38,6 +40,7 @@ export function createHeadlessBackend(options: HeadlessBackendOptions): Headless
       defaultTimeoutSeconds: options.settings?.defaultTimeoutSeconds ?? 30,
       allowOutsideWorkspace: options.settings?.allowOutsideWorkspace ?? false,
     },
+    ...(options.approve ? { approve: options.approve } : {}),
   };
   return {
     context,

@@ -1,15 +1,22 @@
 /**
  * The `luapanda.mcp.codeExecution` policy for agent calls that run code in the debuggee
- * (evaluate in the REPL context, setting variables): `allow`, `deny`, or `ask` — a modal dialog
- * with "Allow", "Allow for this Session" (this debug session) and "Deny".
+ * (evaluate in the REPL context, setting variables, hot reloading a file): `allow`, `deny`, or
+ * `ask` — a modal dialog with "Allow", "Allow for this Session" (this debug session) and "Deny".
  */
 import * as vscode from 'vscode';
-import type { Approver } from '../mcp/tools/context';
+import type { ApprovalAction, Approver } from '../mcp/tools/context';
 import { CodeExecutionPolicy } from './settings';
 
 export const ALLOW = 'Allow';
 export const ALLOW_SESSION = 'Allow for this Session';
 export const DENY = 'Deny';
+
+/** What the dialog says the agent wants to do. */
+const WHAT: Record<ApprovalAction, string> = {
+  evaluate: 'evaluate code',
+  setVariable: 'change a variable',
+  reload: 'reload code',
+};
 
 export function createApprover(
   policy: () => CodeExecutionPolicy,
@@ -25,9 +32,8 @@ export function createApprover(
     }
     const sessionId = vscode.debug.activeDebugSession?.id;
     if (sessionId !== undefined && allowedSessions.has(sessionId)) return true;
-    const what = action === 'evaluate' ? 'evaluate code' : 'change a variable';
     const answer = await vscode.window.showWarningMessage(
-      `An AI agent wants to ${what} in the program you are debugging.`,
+      `An AI agent wants to ${WHAT[action]} in the program you are debugging.`,
       { modal: true, detail },
       ALLOW,
       ALLOW_SESSION,

@@ -2,7 +2,8 @@
  * The VS Code extension's entry point: the composition. The `luapanda` debugger (inline adapter),
  * the MCP tools over VS Code's debug API (so the agent and the human share every session), the
  * MCP server manager with its status bar item and quick-pick panel, the tool-call log and the
- * code-execution policy, the editor MCP registrations, and the commands. `activate` returns a
+ * code-execution policy, the editor MCP registrations, the commands, and hot reload from the
+ * editor. `activate` returns a
  * small API that the extension-host tests use to look inside.
  */
 import { promises as fs } from 'node:fs';
@@ -18,6 +19,7 @@ import { clientTemplate, clientTemplates, TemplateInput } from './clientConfigs'
 import { copyRuntime } from './copyRuntime';
 import { registerLuaDebugger } from './debugAdapter';
 import { gatherFacts, renderReport } from './doctor';
+import { HotReloadOptions, hotReloadCommand, reloadOnSave } from './hotReload';
 import { LanguageModelTools } from './languageModelTools';
 import { McpRegistration } from './mcpRegistration';
 import { COMMANDS, ContextKeys, StatusBar, describeState, panelActions } from './panel';
@@ -307,7 +309,15 @@ export function activate(context: vscode.ExtensionContext): ExtensionApi {
     return report;
   });
 
+  const hotReload: HotReloadOptions = {
+    channel,
+    onSave: () => readSettings().hotReloadOnSave,
+    log: (line) => log.info(line),
+  };
+  register(COMMANDS.hotReloadFile, (resource?: unknown) => hotReloadCommand(hotReload, resource));
+
   context.subscriptions.push(
+    vscode.workspace.onDidSaveTextDocument((document) => void reloadOnSave(hotReload, document)),
     statusBar,
     registration,
     languageModelTools,

@@ -21,6 +21,7 @@ export const COMMANDS = {
   interrupt: 'luapanda.mcp.interruptAgent',
   copyRuntime: 'luapanda.copyRuntime',
   doctor: 'luapanda.doctor',
+  hotReloadFile: 'luapanda.hotReloadFile',
 } as const;
 
 /** The context keys the extension sets (`setContext`), for `when` clauses in package.json. */

@@ -15,6 +15,8 @@ export interface ExtensionSettings {
   readonly languageModelTools: boolean;
   /** Ask before a language-model tool call that changes the debug session. */
   readonly confirmLanguageModelToolChanges: boolean;
+  /** Reload a saved Lua file into the running LuaPanda session. */
+  readonly hotReloadOnSave: boolean;
 }
 
 export const SECTION = 'luapanda';
@@ -33,6 +35,7 @@ export function readSettings(): ExtensionSettings {
     allowOutsideWorkspace: config.get<boolean>('mcp.allowOutsideWorkspace', false),
     languageModelTools: config.get<boolean>('languageModelTools.enabled', true),
     confirmLanguageModelToolChanges: config.get<boolean>('languageModelTools.confirmChanges', true),
+    hotReloadOnSave: config.get<boolean>('hotReloadOnSave', false),
   };
 }
 

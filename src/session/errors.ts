@@ -32,6 +32,8 @@ export const SESSION_ERRORS = {
   'interpreter-check-failed': 3032,
   'handshake-refused': 3033,
   'pause-in-compiled-code': 3034,
+  'source-unreadable': 3035,
+  'invalid-arguments': 3036,
 } as const;
 
 export type SessionErrorCode = keyof typeof SESSION_ERRORS;

@@ -20,5 +20,7 @@ export * from './connectors';
 export * from './listenHost';
 export * from './workspaceFiles';
 export * from './inspection';
+export * from './hotReload';
+export * from './hotReloadRequest';
 export * from './luaSession';
 export * from './functionBreakpoints';

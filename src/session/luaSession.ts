@@ -21,6 +21,8 @@ import { SessionError, toSessionError } from './errors';
 import { pauseCompiledCode } from './compiledPause';
 import { ExitStatus, describeExit, exitNumber } from './exitStatus';
 import { HandleTable } from './handles';
+import type { HotReloadReport } from './hotReload';
+import { hotReloadFile } from './hotReloadRequest';
 import { handshakeFor } from './handshakeSettings';
 import { Ask, EvaluateContext, assignIn, evaluateIn } from './inspection';
 import { OutputLog } from './outputLog';
@@ -314,6 +316,39 @@ export class LuaSession extends EventEmitter<LuaSessionEvents> {
       this.pauseEmulated = true;
       await this.request('stopOnStepIn', {});
     }
+  }
+
+  // ---------------------------------------------------------------------------------------------
+  // Code changes (Running or Stopped)
+
+  /**
+   * Loads the changed file `path` (absolute, or relative to `cwd`) into the program: its
+   * functions are replaced in place and module state is kept. `source` is the new text (default:
+   * the file on disk). Stopped, the runtime does it at once; running, at its next safe point,
+   * bounded by `requestTimeoutMs`. A reload the runtime refused (a compile error, …) resolves
+   * with status `error`; what keeps it from being asked rejects with a `SessionError`.
+   */
+  async hotReload(path: string, source?: string): Promise<HotReloadReport> {
+    if (!this.machine.is('Running', 'Stopped')) {
+      throw new SessionError(
+        'invalid-state',
+        `Cannot hot reload: the program is ${this.machine.state.toLowerCase()}, not running or stopped.`,
+      );
+    }
+    if (!this.connection) {
+      throw new SessionError('not-supported', 'The program runs without the debugger (noDebug).');
+    }
+    return hotReloadFile(
+      {
+        cwd: this.settings.cwd,
+        features: this.features,
+        wirePath: (local) => this.mapper.wirePath(local),
+        send: (info, timeoutMs) => this.request('hotReload', info, timeoutMs),
+        timeoutMs: this.settings.requestTimeoutMs,
+      },
+      path,
+      source,
+    );
   }
 
   // ---------------------------------------------------------------------------------------------

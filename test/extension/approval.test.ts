@@ -56,6 +56,17 @@ describe('extension: approval of agent code execution', () => {
     assert.equal(vscode.window.showWarningMessage.callCount, 2);
   });
 
+  it('ask: a hot reload asks to "reload code", with the file as the detail', async () => {
+    policy = 'ask';
+    vscode.debug.activeDebugSession = { id: 's4' };
+    vscode.window.showWarningMessage.resolves(DENY);
+    assert.equal(await approve('reload', '/game/player.lua'), false);
+    const [message, options] = vscode.window.showWarningMessage.firstCall.args;
+    assert.equal(message, 'An AI agent wants to reload code in the program you are debugging.');
+    assert.deepEqual(options, { modal: true, detail: '/game/player.lua' });
+    assert.match(logged[0], /refused the agent's reload: \/game\/player\.lua/);
+  });
+
   it('ask: a dismissed dialog refuses', async () => {
     policy = 'ask';
     vscode.window.showWarningMessage.resolves(undefined);

@@ -27,8 +27,10 @@ interface Manifest {
   contributes: {
     debuggers: Record<string, unknown>[];
     breakpoints: { language: string }[];
-    commands: { command: string }[];
-    menus: { commandPalette: { command: string; when?: string }[] };
+    commands: { command: string; title?: string; category?: string }[];
+    menus: Record<string, { command: string; when?: string }[] | undefined> & {
+      commandPalette: { command: string; when?: string }[];
+    };
     configuration: { properties: Record<string, { default: unknown }> };
     mcpServerDefinitionProviders: { id: string }[];
   };
@@ -112,24 +114,34 @@ describe('extension: package.json contributions', () => {
     assert.equal(new Set(names).size, names.length, `a starter twice: ${names.join(', ')}`);
   });
 
+  /** VS Code's own context keys our `when` clauses use, with their values outside a debug session. */
+  const VSCODE_KEYS = { inDebugMode: false, debugType: undefined, resourceExtname: undefined };
+
+  /** Evaluates the `when` clauses we write: `key`, `!key` and `key == value`, joined by `&&`. */
+  function holds(when: string | undefined, values: Record<string, unknown>): boolean {
+    const known = new Set<string>([...Object.values(CONTEXT_KEYS), ...Object.keys(VSCODE_KEYS)]);
+    return (when ?? 'true').split('&&').every((term) => {
+      const match = /^\s*(!?)([\w.]+)\s*(?:==\s*'?([^']*?)'?)?\s*$/.exec(term);
+      assert.ok(match, `unsupported when clause ${when}`);
+      if (match[2] === 'true') return true;
+      assert.ok(
+        known.has(match[2]),
+        `${match[2]} is not a context key the extension or VS Code sets`,
+      );
+      if (match[3] !== undefined) return values[match[2]] === match[3];
+      return Boolean(values[match[2]]) !== (match[1] === '!');
+    });
+  }
+
   it('the Command Palette offers Start, Stop, Restart and Interrupt only when they apply', () => {
     const { menus } = manifest().contributes;
-    const known = new Set<string>(Object.values(CONTEXT_KEYS));
-    /** Evaluates the `when` clauses we write: `key`, `!key`, joined by `&&`. */
-    const holds = (when: string | undefined, values: Record<string, unknown>): boolean =>
-      (when ?? 'true').split('&&').every((term) => {
-        const match = /^\s*(!?)([\w.]+)\s*$/.exec(term);
-        assert.ok(match, `unsupported when clause ${when}`);
-        if (match[2] === 'true') return true;
-        assert.ok(known.has(match[2]), `${match[2]} is not a context key the extension sets`);
-        return Boolean(values[match[2]]) !== (match[1] === '!');
-      });
-    const offered = (state: ServerState, waiting = 0): string[] =>
+    const offered = (state: ServerState, waiting = 0, vscodeKeys = {}): string[] =>
       Object.values(COMMANDS).filter((command) =>
-        holds(
-          menus.commandPalette.find((entry) => entry.command === command)?.when,
-          contextValues(state, waiting),
-        ),
+        holds(menus.commandPalette.find((entry) => entry.command === command)?.when, {
+          ...VSCODE_KEYS,
+          ...vscodeKeys,
+          ...contextValues(state, waiting),
+        }),
       );
     const running: ServerState = {
       kind: 'running',
@@ -149,6 +161,38 @@ describe('extension: package.json contributions', () => {
     assert.ok(offered(stopped, 1).includes(COMMANDS.interrupt));
     for (const command of [COMMANDS.doctor, COMMANDS.changePort, COMMANDS.copyConfig]) {
       assert.ok(offered(stopped).includes(command) && offered(running).includes(command), command);
+    }
+    assert.ok(
+      !offered(stopped).includes(COMMANDS.hotReloadFile),
+      'no hot reload without a session',
+    );
+    const debugging = (debugType: string) => ({ inDebugMode: true, debugType });
+    assert.ok(offered(stopped, 0, debugging('luapanda')).includes(COMMANDS.hotReloadFile));
+    assert.ok(!offered(stopped, 0, debugging('node')).includes(COMMANDS.hotReloadFile));
+  });
+
+  it('"Hot Reload This File" is in the editor title and context menus of Lua files while a LuaPanda session runs', () => {
+    const { menus, commands } = manifest().contributes;
+    const command = commands.find((c) => c.command === COMMANDS.hotReloadFile);
+    assert.deepEqual(
+      [command?.category, command?.title],
+      ['LuaPanda', 'Hot Reload This File'],
+      'the palette shows "LuaPanda: Hot Reload This File"',
+    );
+    for (const menu of ['editor/title', 'editor/context'] as const) {
+      const entry = menus[menu]?.find((e) => e.command === COMMANDS.hotReloadFile);
+      assert.ok(entry, `${menu} has the command`);
+      const shown = (resourceExtname: string, debugType?: string) =>
+        holds(entry.when, {
+          ...VSCODE_KEYS,
+          resourceExtname,
+          inDebugMode: debugType !== undefined,
+          debugType,
+        });
+      assert.ok(shown('.lua', 'luapanda'), menu);
+      assert.ok(!shown('.lua'), `${menu}: not without a session`);
+      assert.ok(!shown('.lua', 'node'), `${menu}: not in another debugger's session`);
+      assert.ok(!shown('.py', 'luapanda'), `${menu}: not for other files`);
     }
   });
 
@@ -177,5 +221,7 @@ describe('extension: package.json contributions', () => {
       declared['luapanda.languageModelTools.confirmChanges'].default,
       read.confirmLanguageModelToolChanges,
     );
+    assert.equal(declared['luapanda.hotReloadOnSave'].default, read.hotReloadOnSave);
+    assert.equal(read.hotReloadOnSave, false, 'reload on save is opt-in');
   });
 });

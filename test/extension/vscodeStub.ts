@@ -212,6 +212,8 @@ export const vscode = {
     showTextDocument: sinon
       .stub()
       .callsFake(async (document: FakeTextDocument) => ({ document }) as unknown),
+    setStatusBarMessage: sinon.stub(),
+    activeTextEditor: undefined as { document: unknown } | undefined,
   },
   languages: {
     setTextDocumentLanguage: sinon
@@ -223,6 +225,8 @@ export const vscode = {
   },
   workspace: {
     workspaceFolders: undefined as { uri: Uri }[] | undefined,
+    /** The documents open in editors (`workspace.textDocuments`). */
+    textDocuments: [] as unknown[],
     registerTextDocumentContentProvider: sinon
       .stub()
       .callsFake((scheme: string, provider: ContentProvider) => {
@@ -241,7 +245,9 @@ export const vscode = {
     })),
   },
   debug: {
-    activeDebugSession: undefined as { id: string } | undefined,
+    activeDebugSession: undefined as
+      | { id: string; type?: string; customRequest?: (command: string, args?: unknown) => unknown }
+      | undefined,
     registerDebugAdapterTrackerFactory: sinon
       .stub()
       .callsFake((type: string, factory: (typeof trackerFactories)[number]['factory']) => {
@@ -275,6 +281,8 @@ export function resetVscode(): void {
   vscode.debug.activeDebugSession = undefined;
   vscode.debug.breakpoints = [];
   vscode.workspace.workspaceFolders = undefined;
+  vscode.workspace.textDocuments = [];
+  vscode.window.activeTextEditor = undefined;
   vscode.debug.startDebugging.reset();
   vscode.debug.stopDebugging.reset();
   for (const group of [vscode.window, vscode.debug, vscode.workspace, vscode.languages]) {

@@ -9,7 +9,11 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { HeadlessBackend, createHeadlessBackend } from '../../src/cli/headlessBackend';
+import {
+  HeadlessBackend,
+  HeadlessBackendOptions,
+  createHeadlessBackend,
+} from '../../src/cli/headlessBackend';
 import { HttpServerHandle, startHttpServer } from '../../src/mcp/transport/http';
 
 export type ToolCallResult = Record<string, unknown> & { status: string; message?: string };
@@ -40,8 +44,12 @@ export class HeadlessFixture {
     readonly http: HttpServerHandle,
   ) {}
 
-  static async start(workspace: string): Promise<HeadlessFixture> {
-    const backend = createHeadlessBackend({ workspaceFolder: workspace });
+  /** `options`: the backend's besides the folder (an approver, tool settings). */
+  static async start(
+    workspace: string,
+    options: Omit<HeadlessBackendOptions, 'workspaceFolder'> = {},
+  ): Promise<HeadlessFixture> {
+    const backend = createHeadlessBackend({ ...options, workspaceFolder: workspace });
     if (process.env.MCP_TEST_TRACE) {
       backend.channel.onEvent((_s, e) =>
         console.log('EVENT', e.event, JSON.stringify(e.body ?? {}).slice(0, 300)),

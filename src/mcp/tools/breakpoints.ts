@@ -84,15 +84,15 @@ export const setBreakpoint = defineTool({
   description:
     'Sets a breakpoint at file_path (absolute or workspace-relative) and line_number. Optional: condition ' +
     '(Lua; stop only when true), hit_condition ("> 5", "== 3", "% 2"), log_message (a logpoint: logs instead ' +
-    'of stopping, {expr} interpolated; read it with get_output). Works before a session exists. Returns the ' +
-    'breakpoint: id (for remove_breakpoint and stop_event_data.hit_breakpoint_ids), line where it binds (a ' +
-    'line without code moves to the next one: requested_line), verified (false until a session confirms ' +
-    'it) and message (why not).',
+    'of stopping, {expr} interpolated; see get_output). Works before a session exists. Returns ' +
+    'breakpoint: id (as in hit_breakpoint_ids), line it binds to (requested_line: the line asked for, ' +
+    'if it moved to code), verified, message (why not).',
   // (No field descriptions: the description says it all, and tools/list must stay small.)
   inputSchema: {
     file_path: z.string().min(1),
     line_number: z.number().int().min(1),
     column_number: z.number().int().min(1).optional(),
+    // The description says what these three mean: repeated here, they would only cost listing bytes.
     condition: z.string().min(1).optional(),
     hit_condition: z.string().min(1).optional(),
     log_message: z.string().min(1).optional(),
@@ -121,9 +121,8 @@ export const removeBreakpoint = defineTool({
   name: 'remove_breakpoint',
   title: 'Remove breakpoints',
   description:
-    'Removes breakpoints. Pass exactly one of: breakpoint_id (from set_breakpoint or get_breakpoints), ' +
-    'location {file_path, line_number} (removes every breakpoint on that line), or clear_all: true. ' +
-    'status "error" when nothing matched.',
+    'Removes breakpoints. Pass one of: breakpoint_id (line or function breakpoint), location ' +
+    '{file_path, line_number} (every breakpoint on that line), or clear_all: true.',
   inputSchema: {
     breakpoint_id: breakpointId().optional(),
     location: z

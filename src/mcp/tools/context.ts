@@ -17,8 +17,11 @@ export interface ToolSettings {
   allowOutsideWorkspace: boolean;
 }
 
+/** What an agent asks to do that runs code in the debuggee. */
+export type ApprovalAction = 'evaluate' | 'setVariable' | 'reload';
+
 /** Asks the user before an agent runs code in the debuggee; resolves false when refused. */
-export type Approver = (action: 'evaluate' | 'setVariable', detail: string) => Promise<boolean>;
+export type Approver = (action: ApprovalAction, detail: string) => Promise<boolean>;
 
 export interface ToolContext {
   readonly channel: DebugChannel;

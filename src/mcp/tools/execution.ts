@@ -36,20 +36,16 @@ const asyncOutput = {
   stop_event_data: stopEventOutline.optional(),
   warnings: z.array(z.string()).optional(),
 };
-const timeoutArg = z
-  .number()
-  .min(0.1)
-  .max(3600)
-  .optional()
-  .describe('Seconds to wait (default 30).');
+/** Described once, on start_debugging; the continuing tools point there (tools/list size). */
+const timeoutArg = z.number().min(0.1).max(3600).optional();
 const sessionArg = z.string().optional();
 
 const STATUS_GUIDE =
-  'Results: "stopped" (stop_event_data: where, why, locals, source lines), "completed" (the program ended; see get_output), "timeout" (still ' +
-  'running: continue_debugging to wait again, or pause_debugging), "interrupted" (someone else acted: ' +
-  'get_debug_state), "error". warnings: problems said once (a failing breakpoint condition, …).';
+  'Results: "stopped" (stop_event_data: where, why, locals, source), "completed" (ended; see ' +
+  'get_output), "timeout" (still running: continue_debugging or pause_debugging), "interrupted" ' +
+  '(someone else acted: get_debug_state), "error". warnings: e.g. a failing breakpoint condition.';
 /** The continuing tools point to start_debugging's guide rather than repeat it (tools/list size). */
-const SAME_RESULTS = 'Results and warnings as for start_debugging.';
+const SAME_RESULTS = 'Results, warnings and timeout_seconds as for start_debugging.';
 
 export const startDebugging = defineTool({
   name: 'start_debugging',
@@ -63,7 +59,7 @@ export const startDebugging = defineTool({
     configuration_name: z.string().min(1),
     no_debug: z.boolean().optional(),
     exception_filters: filtersArg.optional().describe('As for set_exception_filters.'),
-    timeout_seconds: timeoutArg,
+    timeout_seconds: timeoutArg.describe('Seconds to wait (default 30).'),
   },
   outputSchema: { ...asyncOutput, session_id: z.string().optional() },
   annotations: ANNOTATIONS.changes,
@@ -254,7 +250,7 @@ export const pauseDebugging = defineTool({
   title: 'Pause',
   description:
     'Pauses the running program and waits until it has stopped (status "stopped" with stop_event_data). ' +
-    'Use it after a "timeout" result, or to look at a program that runs too long. ' +
+    'thread_id is optional. ' +
     'If the program is already paused, returns its current stop.',
   inputSchema: {
     thread_id: adapterId().optional(),
@@ -311,7 +307,7 @@ export const stopDebugging = defineTool({
   title: 'Stop debugging',
   description:
     'Ends the debug session: a launched program is terminated, an attached game is detached and keeps ' +
-    'running. status "error" when no session is active.',
+    'running. Any other call waiting on this session returns "interrupted".',
   inputSchema: { session_id: sessionArg },
   outputSchema: baseOutputShape,
   annotations: ANNOTATIONS.destructive,

@@ -96,9 +96,9 @@ export const getVariables = defineTool({
   name: 'get_variables',
   title: 'Get variables',
   description:
-    'The children of a scope or an expandable value (variables_reference > 0, from get_scopes, ' +
-    'stop_event_data or get_variables). Paged: start (default 0), count (default 100, at most 500); ' +
-    'has_more and next_start say whether to ask again. References hold only while paused at one stop.',
+    'Children of a scope or value (variables_reference > 0 from get_scopes, stop_event_data or ' +
+    'get_variables). Paged: start (default 0), count (default 100, max 500); has_more, next_start. ' +
+    'References hold while paused at one stop.',
   inputSchema: {
     variables_reference: z.number().int().min(1),
     start: count().optional(),
@@ -169,10 +169,10 @@ export const evaluateExpression = defineTool({
   name: 'evaluate_expression',
   title: 'Evaluate an expression',
   description:
-    'Evaluates a Lua expression in a paused frame. frame_id: from call_stack; default, the top frame ' +
-    'of the latest stop. context: "repl" (default; statements such as assignments run), "watch" or ' +
-    '"hover" (read-only), "clipboard". Returns result, type and variables_reference (> 0: expand with ' +
-    'get_variables). "error": syntax error, undefined name, or the program is running.',
+    'Evaluates Lua in a paused frame (frame_id from call_stack; default the top frame of the latest ' +
+    'stop). context: "repl" (default; statements run), "watch"/"hover" (read-only), "clipboard". ' +
+    'Returns result, type, variables_reference (> 0: get_variables). "error": syntax error, undefined ' +
+    'name, or the program runs.',
   inputSchema: {
     expression: z.string().min(1),
     frame_id: adapterId().optional(),

@@ -11,8 +11,9 @@ export const getDebugState = defineTool({
   title: 'Get the debug state',
   description:
     'Where things stand: state (Idle, Starting, Running, Stopped, Terminating, Terminated), the active ' +
-    'session, every live session (busy_with, exception_filters), and the latest stop_event_data when paused. Call it after "timeout" or ' +
-    '"interrupted", or when the human may have acted in the debug UI.',
+    'session, every live session (one per game; busy_with, exception_filters), the latest ' +
+    'stop_event_data when paused. Call it after "timeout" or "interrupted", or when the human may have ' +
+    'acted.',
   inputSchema: {},
   outputSchema: {
     ...baseOutputShape,
@@ -60,10 +61,9 @@ export const getOutput = defineTool({
   name: 'get_output',
   title: 'Get program output',
   description:
-    'What the program printed (stdout, stderr), what logpoints logged ("logpoint") and what the debugger ' +
-    'said (console, important), oldest first. groups: runs of lines of one category, each line {cursor, ' +
-    'text}. Pass next_cursor back as cursor to read only new lines. max_lines: default 200, at most 1000; ' +
-    'more: true means call again.',
+    'Program output (stdout, stderr), logpoint lines ("logpoint") and debugger messages (console, ' +
+    'important), oldest first, in groups of one category; each line {cursor, text}. Pass next_cursor as ' +
+    'cursor for new lines only. max_lines: default 200, max 1000; more: true: call again.',
   inputSchema: {
     cursor: count().optional(),
     max_lines: z.number().int().min(1).max(1000).optional(),

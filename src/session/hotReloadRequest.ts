@@ -1,0 +1,89 @@
+/**
+ * What a hot reload asks of the Lua side, and what its failures say: the file's text (the
+ * caller's, or read from disk), the `hotReload` request under the path breakpoints use, and the
+ * errors a user can act on — a runtime without the feature, a file that cannot be read, a program
+ * that did not reach a safe point in time. LuaSession calls it; the report is hotReload.ts's.
+ */
+import { promises as fs } from 'node:fs';
+import type { IdeRequestInfo, ReplyInfo } from '../protocol';
+import { SessionError, toSessionError } from './errors';
+import { HotReloadReport, normalizeReport } from './hotReload';
+import { isAbsolutePath, joinPath } from './paths';
+
+/** The feature a runtime announces in its handshake when it can hot reload. */
+export const HOT_RELOAD_FEATURE = 'hotReload';
+/** LuaJIT with its compiler on while attached: compiled code reaches no hook. */
+const JIT_COMPILES_FEATURE = 'jitCompiles';
+
+export interface HotReloadHost {
+  readonly cwd: string;
+  readonly features: ReadonlySet<string>;
+  /** The path a `setBreakPoint` carries for a workspace file. */
+  wirePath(localPath: string): string;
+  /** Sends the request, bounded by `timeoutMs`; rejects with a `SessionError`. */
+  send(info: IdeRequestInfo<'hotReload'>, timeoutMs: number): Promise<ReplyInfo<'hotReload'>>;
+  readonly timeoutMs: number;
+}
+
+export const RUNTIME_CANNOT_RELOAD =
+  'The Lua runtime in this program cannot hot reload (it is an older copy of LuaPanda.lua, or ' +
+  "upstream's): copy the current LuaPanda.lua into the game (Command Palette → LuaPanda: Copy " +
+  'LuaPanda.lua into the Workspace) and restart it.';
+
+export async function hotReloadFile(
+  host: HotReloadHost,
+  path: string,
+  source?: string,
+): Promise<HotReloadReport> {
+  if (!host.features.has(HOT_RELOAD_FEATURE)) {
+    throw new SessionError('not-supported', RUNTIME_CANNOT_RELOAD);
+  }
+  const local = isAbsolutePath(path) ? path : joinPath(host.cwd, path);
+  const text = source ?? (await readSource(local));
+  try {
+    const reply = await host.send(
+      { path: host.wirePath(local), source: withoutBom(text) },
+      host.timeoutMs,
+    );
+    return normalizeReport(local, reply);
+  } catch (error) {
+    const failure = toSessionError(error);
+    if (failure.code !== 'request-timeout') throw failure;
+    // A running program reads commands at its safe points only (a hook, a GC step, tick()).
+    const compiled = host.features.has(JIT_COMPILES_FEATURE)
+      ? ' Under LuaJIT, compiled code runs no debug hook: a loop that stays compiled is reached ' +
+        'only where it calls LuaPanda.tick() (once a frame), or with ' +
+        'LuaPanda.settings.jitOffWhileAttached = true.'
+      : '';
+    throw new SessionError(
+      'request-timeout',
+      `Hot reload of ${local}: the program did not reach a safe point in ` +
+        `${seconds(host.timeoutMs)} s (it may be blocked, or in a long loop without calls).` +
+        `${compiled} The reload is still queued and happens when it does, without a report; ` +
+        'pause the program and reload again to see one.',
+    );
+  }
+}
+
+async function readSource(path: string): Promise<string> {
+  try {
+    return await fs.readFile(path, 'utf8');
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    throw new SessionError(
+      'source-unreadable',
+      code === 'ENOENT'
+        ? `Cannot hot reload ${path}: there is no such file.`
+        : `Cannot hot reload ${path}: it could not be read (${(error as Error).message}).`,
+    );
+  }
+}
+
+/** Lua skips a UTF-8 byte-order mark when it loads a file, but not in a string it compiles. */
+function withoutBom(text: string): string {
+  return text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
+}
+
+function seconds(ms: number): string {
+  return String(Math.round(ms / 100) / 10);
+}
