@@ -9,6 +9,7 @@
 import { randomUUID } from 'node:crypto';
 import type { DebugProtocol } from '@vscode/debugprotocol';
 import * as vscode from 'vscode';
+import { offeredGameId } from '../adapter/gameHandoff';
 import { DebugChannel, DebugSessionPort, LaunchConfiguration, StartOptions } from '../mcp/channel';
 import { VscodeBreakpoints } from './vscodeBreakpoints';
 import { ChannelEventSource } from '../mcp/channelEvents';
@@ -178,9 +179,11 @@ export class VscodeDebugChannel
   private register(session: vscode.DebugSession): VscodeSessionPort {
     const known = this.rootOf.get(session.id);
     if (known) return known;
-    const parentRoot = session.parentSession
-      ? this.rootOf.get(session.parentSession.id)
-      : undefined;
+    // A child session is usually part of its parent's program (js-debug's targets); one our
+    // adapter opened for a further game on an attach port is a program of its own.
+    const ownGame = offeredGameId(session.configuration) !== undefined;
+    const parentRoot =
+      session.parentSession && !ownGame ? this.rootOf.get(session.parentSession.id) : undefined;
     if (parentRoot) {
       parentRoot.children.push(session);
       this.rootOf.set(session.id, parentRoot);

@@ -3,6 +3,7 @@
  * factory, js-debug-style child sessions fold into their root, thread requests go to the child
  * that stopped last, and a launch failure's message reaches the agent.
  */
+import { GAME_KEY } from '../../src/adapter/gameHandoff';
 import { Uri, resetVscode, sessionTerminated, trackerFactories, vscode } from './vscodeStub';
 import * as assert from 'node:assert/strict';
 import type { DebugProtocol } from '@vscode/debugprotocol';
@@ -102,6 +103,21 @@ describe('extension: the debug channel over VS Code', () => {
     assert.deepEqual(ended, ['root']);
     assert.deepEqual(events.at(-1), ['root', 'terminated']);
     assert.deepEqual(channel.sessions(), []);
+  });
+
+  it('keeps a further game on an attach port, opened as a child session, a session of its own', async () => {
+    const started: string[] = [];
+    channel.onSessionStarted((s) => void started.push(s.id));
+    const root = session('attach');
+    const game = session('client', { [GAME_KEY]: 'game-1' }, root);
+    track(root);
+    const gameTracker = track(game);
+    assert.deepEqual(started, ['attach', 'client']);
+    gameTracker.onDidSendMessage(stopped(1));
+    assert.deepEqual(events, [['client', 'stopped']]);
+    const port = channel.sessions().find((s) => s.id === 'client');
+    assert.ok(port);
+    assert.deepEqual(await port.customRequest('threads'), { from: 'client' });
   });
 
   it('starts a configuration and returns the session VS Code created for it', async () => {
