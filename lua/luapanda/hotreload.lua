@@ -569,6 +569,14 @@ function M.reload(path, source)
   end
   report.chunk = chunk
   local oldFns = s.candidates[chunk].fns
+  -- The file's own top level still running (the game loop is in it, or a stop inside it): a
+  -- reload would run that top level again, inside the reload.
+  for fn in pairs(s.active) do
+    if oldFns[fn] and getinfo(fn, "S").what == "main" then
+      return failure(report, started, "run", "the top level of " .. path .. " is running now (the program is "
+        .. "inside it): reloading would run it again. Reload the modules it requires, or restart the program.")
+    end
+  end
 
   -- The environment the old code runs in, and the module it was loaded as.
   local oldEnv = _G

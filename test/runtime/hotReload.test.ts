@@ -26,9 +26,15 @@ const NEW = { total: 'ITEMS:', price: 3, tag: 'v2', hooks: 'h2', report: 'new-a/
 const FRAME =
   /^frame (\d+) (items=|ITEMS:)(\d+) price=(\d+) served=(\d+) tag=(\w+) hooks=(\w+) report=(\S+)$/;
 
+const madeDirs: string[] = [];
+after(() => {
+  for (const dir of madeDirs.splice(0)) fs.rmSync(dir, { recursive: true, force: true });
+});
+
 /** A fresh copy of the game (the test rewrites shop.lua). */
 function gameDir(): string {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'luapanda-reload-'));
+  madeDirs.push(dir);
   for (const name of ['game.lua', 'shop.lua']) {
     fs.copyFileSync(path.join(SOURCES, name), path.join(dir, name));
   }
@@ -193,6 +199,19 @@ for (const lua of runtimeVariants()) {
       assert.deepEqual(frameLines(await finish(s)), oldRun);
     });
 
+    it('the file whose top level is running is refused: it would run again', async () => {
+      const dir = gameDir();
+      const s = await stoppedOnFrame3(lua, dir);
+      const game = path.join(dir, 'game.lua');
+      const source = fs.readFileSync(game, 'utf8');
+      const report = await s.ide.connection.request('hotReload', { path: game, source });
+      assert.equal(report.status, 'error');
+      assert.equal(report.phase, 'run');
+      assert.match(report.error ?? '', /top level of .*game\.lua is running/);
+      await s.ide.connection.request('continue', {});
+      assert.deepEqual(frameLines(await finish(s)), oldRun);
+    });
+
     it('a file the program has not loaded is refused and says so', async () => {
       const dir = gameDir();
       const s = await stoppedOnFrame3(lua, dir);
@@ -231,6 +250,7 @@ for (const lua of runtimeVariants().filter((v) => !v.native)) {
 
     it('closure objects keep old methods, globals and dofile modules are replaced, data and coroutine locals follow', async () => {
       const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'luapanda-reload-styles-'));
+      madeDirs.push(dir);
       const proc = spawnLua(lua, path.join(SOURCES, 'styles.lua'), {
         args: [dir],
         luaPath: [BUNDLE_DIR],
