@@ -1,0 +1,76 @@
+/**
+ * Hot reload in VS Code: in a live session stopped at a breakpoint, the module file changes on
+ * disk and "LuaPanda: Hot Reload This File" loads it; the program's next call runs the new code
+ * and the module's state is kept.
+ */
+import * as assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import * as vscode from 'vscode';
+import {
+  StopRecorder,
+  markedLine,
+  topFrame,
+  waitUntil,
+  workspaceFile,
+  workspaceFolder,
+} from './helpers';
+
+describe('hot reload in VS Code', () => {
+  const recorder = new StopRecorder();
+  const module = workspaceFile('reloadmod.lua');
+  const original = fs.readFileSync(module, 'utf8');
+
+  after(async () => {
+    fs.writeFileSync(module, original);
+    recorder.dispose();
+    vscode.debug.removeBreakpoints(vscode.debug.breakpoints);
+    if (vscode.debug.activeDebugSession) await vscode.debug.stopDebugging();
+  });
+
+  it('reloads the changed file into the stopped program with the editor command', async () => {
+    const line = markedLine('reloadgame.lua', 'tick');
+    vscode.debug.addBreakpoints([
+      new vscode.SourceBreakpoint(
+        new vscode.Location(
+          vscode.Uri.file(workspaceFile('reloadgame.lua')),
+          new vscode.Position(line - 1, 0),
+        ),
+        true,
+        'frame == 2',
+      ),
+    ]);
+    const before = recorder.stops.length;
+    assert.ok(await vscode.debug.startDebugging(workspaceFolder(), 'Lua: reload'));
+    const stop = await recorder.next(before);
+    const session = vscode.debug.activeDebugSession!;
+    assert.equal(session.name, 'Lua: reload');
+
+    fs.writeFileSync(module, original.replace('"old "', '"new "'));
+    const document = await vscode.workspace.openTextDocument(vscode.Uri.file(module));
+    await vscode.window.showTextDocument(document);
+    await waitUntil(
+      () => document.getText().includes('"new "'),
+      10_000,
+      'the editor to show the change',
+    );
+    const outcome = (await vscode.commands.executeCommand(
+      'luapanda.hotReloadFile',
+      document.uri,
+    )) as { ok: boolean; text: string; report?: { replaced: { name: string }[] } };
+    assert.ok(outcome.ok, outcome.text);
+    assert.ok(
+      outcome.report?.replaced.some((r) => r.name === 'reloadmod.value'),
+      JSON.stringify(outcome.report),
+    );
+
+    const frame = await topFrame(session, stop.body.threadId!);
+    const result = (await session.customRequest('evaluate', {
+      expression: 'mod.value()',
+      frameId: frame.id,
+      context: 'repl',
+    })) as { result: string };
+    // The new code, with the module's counter kept (frame 1 called it once).
+    assert.equal(result.result, '"new 2"');
+    await session.customRequest('continue', { threadId: stop.body.threadId });
+  });
+});
