@@ -268,7 +268,7 @@ end
 
 -- Matching new functions to old ones --------------------------------------------------------------
 
-local function newMatcher(s, oldFns, chunk)
+local function newMatcher(oldFns, chunk)
   local m = {
     pairs = {},      -- old fn -> new fn
     names = {},      -- new fn -> name
@@ -481,7 +481,7 @@ end
 
 -- The transaction --------------------------------------------------------------------------------
 
-local function applyAll(s, m, writes, undo, oldEnv, chunkFn, newFns)
+local function applyAll(m, writes, undo, oldEnv, chunkFn, newFns)
   -- New functions first: they are not yet reachable by the program, so these need no undo.
   for _, jn in ipairs(m.joins) do upvaluejoin(jn[1], jn[2], jn[3], jn[4]) end
   for _, c in ipairs(m.copies) do
@@ -615,7 +615,7 @@ function M.reload(path, source)
   end
   local filePath = chunk:sub(1, 1) == "@" and chunk:sub(2) or chunk
   local results = compat.pack(safe.callBounded(M.RUN_BUDGET, chunkFn, modName, filePath))
-  local m = newMatcher(s, oldFns, chunk)
+  local m = newMatcher(oldFns, chunk)
   local direct = {}
   for _, b in ipairs(before) do
     local now = rawget(b.place.table, b.place.key)
@@ -676,7 +676,7 @@ function M.reload(path, source)
   local newFns = collectNew(m, { results[2], proxy })
   joinSharedCells(m, newFns)
   local undo = {}
-  local ok, problem = pcall(applyAll, s, m, writes, undo, oldEnv, chunkFn, newFns)
+  local ok, problem = pcall(applyAll, m, writes, undo, oldEnv, chunkFn, newFns)
   if not ok then
     pcall(undoAll, undo)
     undoDirect()
@@ -696,10 +696,8 @@ function M.reload(path, source)
   local replacedNames = {}
   for old, new in pairs(m.pairs) do
     local name = m.names[new] or "?"
-    local held = s.held[old] and #s.held[old] > 0
-    local isDirect = false
-    for _, d in ipairs(direct) do if d.b.old == old then isDirect = true break end end
-    if held or isDirect then
+    -- (A field the new top level assigned in place is one of these places too.)
+    if s.held[old] and #s.held[old] > 0 then
       replacedNames[#replacedNames + 1] = { name = name, line = lineOf(new) }
     else
       addEntry(report.notFound, { name = name, line = lineOf(new),
