@@ -5,6 +5,7 @@
  */
 import * as assert from 'node:assert/strict';
 import { ideToLuaSchemas, replySchemas } from '../../src/protocol';
+import { reloadReply } from '../session/reloadReply';
 
 describe('protocol/hotReload', () => {
   it('a request needs the wire path and the source text', () => {
@@ -62,17 +63,7 @@ describe('protocol/hotReload', () => {
   });
 
   it('refuses a report without a status or its lists, or with entries that have no name', () => {
-    const full = {
-      status: 'success',
-      replaced: [],
-      added: [],
-      notFound: [],
-      notReplaced: [],
-      active: [],
-      references: 0,
-      searched: 0,
-      timeMs: 0,
-    };
+    const full = reloadReply();
     assert.ok(replySchemas.hotReload.safeParse(full).success);
     assert.equal(replySchemas.hotReload.safeParse({ ...full, status: undefined }).success, false);
     assert.equal(replySchemas.hotReload.safeParse({ ...full, notFound: undefined }).success, false);

@@ -10,6 +10,7 @@ import { BreakpointInfo } from '../channel';
 import { ToolResult, baseOutputShape, error } from '../results';
 import { breakpointId } from '../schemaIds';
 import { ANNOTATIONS, ToolContext, defineTool } from './context';
+import { breakpointOptions, breakpointOutput } from './breakpointArgs';
 import { functionView } from './functionBreakpoints';
 
 /** A breakpoint as the tools return it (the output schemas outline it: id and verified). */
@@ -92,15 +93,9 @@ export const setBreakpoint = defineTool({
     file_path: z.string().min(1),
     line_number: z.number().int().min(1),
     column_number: z.number().int().min(1).optional(),
-    // The description says what these three mean: repeated here, they would only cost listing bytes.
-    condition: z.string().min(1).optional(),
-    hit_condition: z.string().min(1).optional(),
-    log_message: z.string().min(1).optional(),
+    ...breakpointOptions,
   },
-  outputSchema: {
-    ...baseOutputShape,
-    breakpoint: z.object({ id: breakpointId(), verified: z.boolean() }).optional(),
-  },
+  outputSchema: breakpointOutput,
   annotations: ANNOTATIONS.changes,
   async handler(args, context) {
     const resolved = await resolveSourcePath(context, args.file_path);

@@ -6,8 +6,7 @@
  */
 import { z } from 'zod';
 import { FunctionBreakpointInfo } from '../channel';
-import { baseOutputShape } from '../results';
-import { breakpointId } from '../schemaIds';
+import { breakpointOptions, breakpointOutput } from './breakpointArgs';
 import { ANNOTATIONS, defineTool } from './context';
 
 /** A function breakpoint as the tools return it. */
@@ -53,14 +52,9 @@ export const setFunctionBreakpoint = defineTool({
     'set_breakpoint; verified (with source, line) once its code is loaded.',
   inputSchema: {
     function_name: z.string().min(1),
-    condition: z.string().min(1).optional(),
-    hit_condition: z.string().min(1).optional(),
-    log_message: z.string().min(1).optional(),
+    ...breakpointOptions,
   },
-  outputSchema: {
-    ...baseOutputShape,
-    breakpoint: z.object({ id: breakpointId(), verified: z.boolean() }).optional(),
-  },
+  outputSchema: breakpointOutput,
   annotations: ANNOTATIONS.changes,
   async handler(args, context) {
     const info = await context.channel.breakpoints.addFunction({
