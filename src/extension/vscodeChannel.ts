@@ -43,7 +43,11 @@ class VscodeSessionPort implements DebugSessionPort {
   ended = false;
   readonly exceptionFilters = new ExceptionFilterState();
 
-  constructor(readonly session: vscode.DebugSession) {
+  constructor(
+    readonly session: vscode.DebugSession,
+    /** The root of the attach session a further game came in on, for a game's own session. */
+    readonly parentId?: string,
+  ) {
     this.focus = session;
   }
   get id(): string {
@@ -189,7 +193,9 @@ export class VscodeDebugChannel
       this.rootOf.set(session.id, parentRoot);
       return parentRoot;
     }
-    const port = new VscodeSessionPort(session);
+    const attachRoot =
+      ownGame && session.parentSession ? this.rootOf.get(session.parentSession.id) : undefined;
+    const port = new VscodeSessionPort(session, attachRoot?.id);
     this.roots.set(session.id, port);
     this.rootOf.set(session.id, port);
     this.emitter.emit('started', port);

@@ -17,6 +17,11 @@ export interface DebugSessionPort {
   readonly name: string;
   /** The debug type: `luapanda`, `node`, … */
   readonly type: string;
+  /**
+   * For a further game on an attach port: the id of the attach session it came in on (its own
+   * program, not part of the parent's).
+   */
+  readonly parentId?: string;
   /** Sends a DAP request and resolves with the response body; rejects with the adapter's message. */
   customRequest(command: string, args?: unknown): Promise<unknown>;
   /** The exception filters in effect (as last sent to the debugger) and those it offers. */

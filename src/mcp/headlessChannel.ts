@@ -35,6 +35,7 @@ class HeadlessSession implements DebugSessionPort {
     readonly request: string,
     readonly client: DapClient,
     readonly adapter: DapEndpoint,
+    readonly parentId: string | undefined,
   ) {}
 
   customRequest(command: string, args?: unknown): Promise<unknown> {
@@ -56,9 +57,15 @@ export class HeadlessChannel extends ChannelEventSource implements DebugChannel 
     return [this.options.workspaceFolder];
   }
 
-  async startDebugging(
+  startDebugging(config: LaunchConfiguration, options: StartOptions): Promise<DebugSessionPort> {
+    return this.start(config, options, undefined);
+  }
+
+  /** Starts a session; `parentId`: the attach session a further game came in on. */
+  private async start(
     config: LaunchConfiguration,
     options: StartOptions,
+    parentId: string | undefined,
   ): Promise<DebugSessionPort> {
     const resolved = resolveVariables(config, this.options.workspaceFolder);
     const adapter = this.options.createAdapter(resolved.type);
@@ -75,10 +82,11 @@ export class HeadlessChannel extends ChannelEventSource implements DebugChannel 
       const request = args as DebugProtocol.StartDebuggingRequestArguments;
       const child = { ...request.configuration, request: request.request } as LaunchConfiguration;
       const filters = session.exceptionFilters.active;
-      void this.startDebugging(child, {
-        noDebug: false,
-        ...(filters ? { exceptionFilters: filters } : {}),
-      }).catch(() => undefined);
+      void this.start(
+        child,
+        { noDebug: false, ...(filters ? { exceptionFilters: filters } : {}) },
+        session.id,
+      ).catch(() => undefined);
       return undefined;
     });
     const session = new HeadlessSession(
@@ -88,6 +96,7 @@ export class HeadlessChannel extends ChannelEventSource implements DebugChannel 
       resolved.request,
       client,
       adapter,
+      parentId,
     );
     this.live.set(session.id, session);
     this.emitter.emit('started', session);

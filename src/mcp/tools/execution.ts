@@ -113,9 +113,22 @@ export const startDebugging = defineTool({
         ? 'running without debugging until the program ends…'
         : 'waiting for the program to stop or end…',
     );
-    return { ...result, session_id: session.id };
+    return { ...result, session_id: session.id, ...otherGames(context, session) };
   },
 });
+
+/**
+ * The further games that came in on the started attach session's port, each a session of its
+ * own, as they stand when start_debugging returns: an agent addresses them by session_id.
+ */
+function otherGames(
+  context: ToolContext,
+  session: DebugSessionPort,
+): { other_sessions?: { session_id: string; name: string }[] } {
+  const others = context.channel.sessions().filter((s) => s.parentId === session.id);
+  if (others.length === 0) return {};
+  return { other_sessions: others.map((s) => ({ session_id: s.id, name: s.name })) };
+}
 
 /** The start itself did not finish within the agent's deadline (or was cancelled). */
 function startNotFinished(ended: WaitEnded, deadline: Deadline, name: string): ToolResult {
