@@ -69,7 +69,7 @@ describe('session/LuaSession', () => {
   it("speaks upstream's dialect: no extensions, every sent breakpoint verified", async () => {
     const s = session();
     await s.setBreakpoints('/game/main.lua', [{ line: 3 }, { line: 5, hitCondition: '2' }]);
-    await s.setExceptionFilters(['uncaught', 'caught']);
+    await s.setExceptionFilters([{ filter: 'uncaught' }, { filter: 'caught' }]);
     const conn = new FakeConnection({
       initSuccess: () => ({ debuggerVer: '3.3.1', UseHookLib: false, isNeedB64EncodeStr: true }),
     });
