@@ -5,7 +5,7 @@
  * Code's own debug API, so the same tools drive any debugger the user has.
  */
 import type { DebugProtocol } from '@vscode/debugprotocol';
-import type { ExceptionFilterState } from './exceptionFilters';
+import type { ExceptionFilterEntry, ExceptionFilterState } from './exceptionFilters';
 
 export interface Disposable {
   dispose(): void;
@@ -34,7 +34,7 @@ export interface StartOptions {
    * Exception filters to apply before the program runs, instead of the debugger's defaults (or,
    * in VS Code, the Breakpoints view's choice).
    */
-  exceptionFilters?: readonly string[];
+  exceptionFilters?: readonly ExceptionFilterEntry[];
 }
 
 /** A launch configuration as written in launch.json. */

@@ -6,7 +6,11 @@
 import type { DebugProtocol } from '@vscode/debugprotocol';
 import { DebugChannel, DebugSessionPort, LaunchConfiguration, StartOptions } from './channel';
 import { DapClient, DapEndpoint } from './dapClient';
-import { ExceptionFilterState } from './exceptionFilters';
+import {
+  ExceptionFilterEntry,
+  ExceptionFilterState,
+  exceptionBreakpointsArgs,
+} from './exceptionFilters';
 import { HeadlessBreakpoints } from './headlessBreakpoints';
 import { resolveVariables } from './launchConfig';
 import { ChannelEventSource } from './channelEvents';
@@ -188,7 +192,7 @@ export class HeadlessChannel extends ChannelEventSource implements DebugChannel 
 
   private async configure(
     session: HeadlessSession,
-    exceptionFilters: readonly string[] | undefined,
+    exceptionFilters: readonly ExceptionFilterEntry[] | undefined,
   ): Promise<void> {
     if (this.configured.has(session)) return;
     this.configured.add(session);
@@ -198,7 +202,7 @@ export class HeadlessChannel extends ChannelEventSource implements DebugChannel 
     });
     if (session.capabilities.exceptionBreakpointFilters) {
       const filters = exceptionFilters ?? session.exceptionFilters.defaults();
-      await session.customRequest('setExceptionBreakpoints', { filters: [...filters] });
+      await session.customRequest('setExceptionBreakpoints', exceptionBreakpointsArgs(filters));
     }
     if (session.capabilities.supportsConfigurationDoneRequest) {
       await session.client.request('configurationDone', {});

@@ -201,6 +201,7 @@ for (const lua of luaInterpreters().filter((l) => l.command === 'lua5.4' || l.is
       assert.equal(first.status, 'stopped', JSON.stringify(first));
       assert.equal(first.session_id, attach.id);
       assert.deepEqual(first.other_sessions, [{ session_id: child.id, name: 'client' }]);
+      assert.match(String(first.message), /1 more game\(s\) connected to this attach port/);
     });
   });
 }
