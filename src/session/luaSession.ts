@@ -207,9 +207,18 @@ export class LuaSession extends EventEmitter<LuaSessionEvents> {
     const connected = this.isConnected();
     const wire = exceptionFilterWire(filters, connected ? this.features : undefined);
     if (connected && this.features.has('exceptions')) {
+      this.sayRefusedFilters(wire.results);
       await this.request('setExceptionBreakpoints', wire.info);
     }
     return wire.results;
+  }
+
+  /** Tells the user (Debug Console) and the agents (warning) why a filter stays off, once. */
+  private sayRefusedFilters(results: readonly ExceptionFilterResult[]): void {
+    const refused = results.find((r) => !r.verified);
+    if (!refused?.message) return;
+    this.addOutput('important', `${refused.message}\n`);
+    this.emit('warning', refused.message);
   }
 
   // ---------------------------------------------------------------------------------------------
@@ -455,11 +464,7 @@ export class LuaSession extends EventEmitter<LuaSessionEvents> {
     if (this.functionStore.size > 0) sends.push(this.functionSync.send());
     if (this.features.has('exceptions')) {
       const wire = exceptionFilterWire(this.exceptionFilters, this.features);
-      const refused = wire.results.find((r) => !r.verified);
-      if (refused?.message) {
-        this.addOutput('important', `${refused.message}\n`);
-        this.emit('warning', refused.message);
-      }
+      this.sayRefusedFilters(wire.results);
       sends.push(this.request('setExceptionBreakpoints', wire.info));
     }
     if (this.features.has('configurationDone')) {

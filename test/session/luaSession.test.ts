@@ -110,6 +110,7 @@ describe('session/LuaSession', () => {
       results.map((r) => r.verified),
       [false, true],
     );
+    assert.equal(warnings.length, 2, 'said again for the new list');
   });
 
   it("speaks upstream's dialect: no extensions, every sent breakpoint verified", async () => {
