@@ -23,6 +23,7 @@ local conditions = require("luapanda.conditions")
 local consolepipe = require("luapanda.consolepipe")
 local hotreload = require("luapanda.hotreload")
 local fnbreakpoints = require("luapanda.fnbreakpoints")
+local errorfilters = require("luapanda.errorfilters")
 
 local S = {}
 
@@ -33,7 +34,8 @@ S.VERSION = "3.3.1"          -- upstream protocol version we speak
 S.RUNTIME_VERSION = "0.1.0"
 S.gameName = nil              -- start(host, port, {name = ...}): the game's name in the IDE
 S.FEATURES = { "pause", "exceptions", "paging", "hitCondition", "logInterpolation", "functionNames",
-  "coroutines", "configurationDone", "breakpointResults", "setField", "hotReload", "functionBreakpoints" }
+  "coroutines", "configurationDone", "breakpointResults", "setField", "hotReload", "functionBreakpoints",
+  "exceptionConditions" }
 
 --- The features this connection has: S.FEATURES, and "jitCompiles" when LuaJIT's compiler stays
 --- on while attached (compiled code runs no hook: a pause takes effect when it leaves compiled
@@ -69,6 +71,7 @@ S.attachMode = false
 S.stopped = false
 S.config = { logLevel = 1, stopOnEntry = false, base64 = false }
 S.filters = { uncaught = true, caught = false }
+S.filterConditions = {}       -- filter -> texts the error message must contain (errorfilters.lua)
 S.logLines = {}
 S.configurationDone = true
 
@@ -429,6 +432,10 @@ function S.onException(message, uncaught, marker, thread, assertion, threadError
   local asked = assertion and S.filters.assert
   if uncaught and not (S.filters.uncaught or asked) then return false end
   if not uncaught and not (S.filters.caught or asked) then return false end
+  local text = type(message) == "string" and message or safe.tostring(message)
+  if not errorfilters.allows(S.filters, S.filterConditions, text, uncaught, assertion) then
+    return false
+  end
   local base = 2
   if marker then
     for l = 2, 200 do
@@ -437,7 +444,6 @@ function S.onException(message, uncaught, marker, thread, assertion, threadError
       if info.func == marker then base = l + 1 break end
     end
   end
-  local text = type(message) == "string" and message or safe.tostring(message)
   S.stop("stopOnException", base, { exceptionText = text, uncaught = uncaught and true or false }, thread,
     threadError)
   return true
@@ -581,14 +587,9 @@ function commands.setFunctionBreakPoint(info, id)
   if not S.stopped then S.updateHooks() end
 end
 
+-- `conditions` (feature exceptionConditions): filter -> texts the error message must contain.
 function commands.setExceptionBreakpoints(info, id)
-  local filters = { uncaught = false, caught = false, assert = false }
-  if type(info.filters) == "table" then
-    for _, f in ipairs(info.filters) do
-      if f == "uncaught" or f == "caught" or f == "assert" then filters[f] = true end
-    end
-  end
-  S.filters = filters
+  S.filters, S.filterConditions = errorfilters.parse(info)
   S.send("setExceptionBreakpoints", {}, id)
   if S.initialized then exceptions.apply(S) end
 end
@@ -853,7 +854,7 @@ function S.handshake(link)
   S.handshakeRefused = nil
   breakpoints.clear()
   step, pausePending, entryKey, bpKey, dupGuards = nil, false, nil, nil, {}
-  S.filters = { uncaught = true, caught = false }
+  S.filters, S.filterConditions = { uncaught = true, caught = false }, {}
   if not serveUntil(link, function() return S.initialized or S.handshakeRefused ~= nil end,
     S.settings.handshakeTimeoutSec) then
     return false

@@ -21,7 +21,7 @@ import {
 import type { DebugProtocol } from '@vscode/debugprotocol';
 import * as path from 'node:path';
 import {
-  ExceptionFilter,
+  ExceptionFilterSpec,
   LuaSession,
   SessionConnection,
   SessionError,
@@ -55,6 +55,7 @@ import { ENDED_EVENT, EndedEventBody } from './endedEvent';
 import { WARNING_EVENT, WarningEventBody } from './warningEvent';
 import { evaluateBody } from './evaluation';
 import { GameWait } from './gameWait';
+import { exceptionFilterBreakpoints, exceptionFilterRequests } from './exceptionFilterArgs';
 import {
   childConfiguration,
   claimGame,
@@ -294,10 +295,10 @@ export class LuaDebugSession extends LoggingDebugSession {
     args: DebugProtocol.SetExceptionBreakpointsArguments,
   ): Promise<void> {
     await this.respond(response, async () => {
-      const filters = args.filters.filter(
-        (f): f is ExceptionFilter => f === 'uncaught' || f === 'caught' || f === 'assert',
-      );
-      await this.requireSession().setExceptionFilters(filters);
+      const requests = exceptionFilterRequests(args);
+      const specs = requests.filter((r): r is ExceptionFilterSpec => r !== undefined);
+      const results = await this.requireSession().setExceptionFilters(specs);
+      response.body = { breakpoints: exceptionFilterBreakpoints(requests, results) };
     });
   }
 

@@ -140,9 +140,15 @@ export const runREPLExpressionRequestSchema = z.object({
   stackId: wireText,
 });
 
-/** Extension: which errors stop the program. */
+const exceptionFilterName = z.enum(['uncaught', 'caught', 'assert']);
+
+/**
+ * Extension: which errors stop the program. `conditions` (feature `exceptionConditions`): for a
+ * filter that is on, texts one of which the error message must contain for it to stop.
+ */
 export const setExceptionBreakpointsRequestSchema = z.object({
-  filters: wireArray(z.enum(['uncaught', 'caught', 'assert'])),
+  filters: wireArray(exceptionFilterName),
+  conditions: z.partialRecord(exceptionFilterName, z.array(z.string().min(1))).optional(),
 });
 
 /** Extension: load a changed file into the running program (Docs/Protocol_Extensions.md). */

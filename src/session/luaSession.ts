@@ -19,6 +19,11 @@ import { BreakpointSync } from './breakpointSync';
 import type { Connector } from './connectors';
 import { SessionError, toSessionError } from './errors';
 import { pauseCompiledCode } from './compiledPause';
+import {
+  ExceptionFilterResult,
+  ExceptionFilterSpec,
+  exceptionFilterWire,
+} from './exceptionFilters';
 import { ExitStatus, describeExit, exitNumber } from './exitStatus';
 import { HandleTable } from './handles';
 import type { HotReloadReport } from './hotReload';
@@ -56,7 +61,6 @@ import type {
 } from './types';
 import { Page, VariableStore } from './variables';
 
-export type ExceptionFilter = 'uncaught' | 'caught' | 'assert';
 type ResumeCommand = 'continue' | 'stopOnStep' | 'stopOnStepIn' | 'stopOnStepOut';
 
 /** How long a dropped link waits for the launched program to exit, to report its exit code. */
@@ -91,7 +95,7 @@ export class LuaSession extends EventEmitter<LuaSessionEvents> {
   private features = new Set<string>();
   private runtimeName = '';
   private currentStop: StopInfo | undefined;
-  private exceptionFilters: ExceptionFilter[] = ['uncaught'];
+  private exceptionFilters: readonly ExceptionFilterSpec[] = [{ filter: 'uncaught' }];
   private pauseEmulated = false;
   private ending: Promise<void> | undefined;
   private finishing: Promise<void> | undefined;
@@ -192,11 +196,29 @@ export class LuaSession extends EventEmitter<LuaSessionEvents> {
     return this.functionSync.set(specs, this.isConnected());
   }
 
-  async setExceptionFilters(filters: readonly ExceptionFilter[]): Promise<void> {
+  /**
+   * Replaces the exception filters; resolves with one result per filter (a condition the
+   * connected runtime cannot test leaves its filter off, unverified, with the reason).
+   */
+  async setExceptionFilters(
+    filters: readonly ExceptionFilterSpec[],
+  ): Promise<ExceptionFilterResult[]> {
     this.exceptionFilters = [...filters];
-    if (this.isConnected() && this.features.has('exceptions')) {
-      await this.request('setExceptionBreakpoints', { filters: this.exceptionFilters });
+    const connected = this.isConnected();
+    const wire = exceptionFilterWire(filters, connected ? this.features : undefined);
+    if (connected && this.features.has('exceptions')) {
+      this.sayRefusedFilters(wire.results);
+      await this.request('setExceptionBreakpoints', wire.info);
     }
+    return wire.results;
+  }
+
+  /** Tells the user (Debug Console) and the agents (warning) why a filter stays off, once. */
+  private sayRefusedFilters(results: readonly ExceptionFilterResult[]): void {
+    const refused = results.find((r) => !r.verified);
+    if (!refused?.message) return;
+    this.addOutput('important', `${refused.message}\n`);
+    this.emit('warning', refused.message);
   }
 
   // ---------------------------------------------------------------------------------------------
@@ -441,7 +463,9 @@ export class LuaSession extends EventEmitter<LuaSessionEvents> {
     const sends: Promise<unknown>[] = this.store.paths().map((path) => this.sync.send(path));
     if (this.functionStore.size > 0) sends.push(this.functionSync.send());
     if (this.features.has('exceptions')) {
-      sends.push(this.request('setExceptionBreakpoints', { filters: this.exceptionFilters }));
+      const wire = exceptionFilterWire(this.exceptionFilters, this.features);
+      this.sayRefusedFilters(wire.results);
+      sends.push(this.request('setExceptionBreakpoints', wire.info));
     }
     if (this.features.has('configurationDone')) {
       sends.push(this.request('configurationDone', {}));
