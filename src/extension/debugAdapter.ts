@@ -11,13 +11,16 @@
 import * as vscode from 'vscode';
 import { LuaDebugSession } from '../adapter/luaDebugSession';
 import { DEBUG_TYPE, INITIAL_CONFIGURATIONS } from './contribution';
+import { TraceChannel } from './traceChannel';
 
 export function registerLuaDebugger(runtimeDir: string): vscode.Disposable[] {
+  const traceChannel = new TraceChannel();
   return [
+    traceChannel,
     vscode.debug.registerDebugAdapterDescriptorFactory(DEBUG_TYPE, {
       createDebugAdapterDescriptor: () =>
         new vscode.DebugAdapterInlineImplementation(
-          new LuaDebugSession() as unknown as vscode.DebugAdapter,
+          new LuaDebugSession({ traceSink: traceChannel.sink }) as unknown as vscode.DebugAdapter,
         ),
     }),
     vscode.debug.registerDebugConfigurationProvider(

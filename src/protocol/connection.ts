@@ -7,8 +7,9 @@
 import { EventEmitter } from 'node:events';
 import type { Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
+import { NO_TRACE, Tracer } from '../common/trace';
 import { ConnectionClosedError, ProtocolError } from './errors';
-import { FrameDecoder, encodeFrame } from './framing';
+import { FrameDecoder, OUTGOING_SUFFIX, encodeFrame } from './framing';
 import { classifyFrame, describeIssues } from './inbound';
 import {
   IdeCommand,
@@ -31,6 +32,8 @@ export interface LuaConnectionOptions {
   maxFrameBytes?: number;
   /** Randomness for callbackIds; tests inject a seeded one. */
   random?: () => number;
+  /** Traces every frame both ways (`wire.send`, `wire.receive`). */
+  tracer?: Tracer;
 }
 
 export interface CloseInfo {
@@ -54,12 +57,14 @@ export class LuaConnection extends EventEmitter<LuaConnectionEvents> {
   private socketError: Error | undefined;
   /** Set from Lua's `initSuccess` echo: string values in array replies are base64 (doc 2.5). */
   private base64Strings = false;
+  private readonly tracer: Tracer;
 
   constructor(
     private readonly stream: Duplex,
     options: LuaConnectionOptions = {},
   ) {
     super();
+    this.tracer = options.tracer ?? NO_TRACE;
     this.registry = new CallbackRegistry({
       defaultTimeoutMs: options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS,
       random: options.random,
@@ -67,8 +72,14 @@ export class LuaConnection extends EventEmitter<LuaConnectionEvents> {
     });
     this.decoder = new FrameDecoder({
       maxFrameBytes: options.maxFrameBytes,
-      onFrame: ({ json, text }) => this.dispatch(json, text),
-      onError: (error) => this.emit('protocolError', error),
+      onFrame: ({ json, text }) => {
+        this.tracer.log('wire.receive', text);
+        this.dispatch(json, text);
+      },
+      onError: (error) => {
+        this.tracer.log('wire.receive', () => `(protocol error) ${error.message}`);
+        this.emit('protocolError', error);
+      },
     });
     const socket = stream as Partial<Socket>;
     socket.setNoDelay?.(true);
@@ -178,6 +189,10 @@ export class LuaConnection extends EventEmitter<LuaConnectionEvents> {
   /** Queues a frame; a write that fills the socket's buffer holds later ones until 'drain'. */
   private write(message: object): Promise<void> {
     const frame = encodeFrame(message);
+    // The frame as it goes out, without its delimiter (as received frames are traced).
+    if (this.tracer.enabled('wire.send')) {
+      this.tracer.log('wire.send', frame.slice(0, frame.length - OUTGOING_SUFFIX.length));
+    }
     const written = this.writeChain.then(() => this.writeNow(frame));
     this.writeChain = written.catch(() => undefined);
     return written;
