@@ -33,7 +33,8 @@ S.VERSION = "3.3.1"          -- upstream protocol version we speak
 S.RUNTIME_VERSION = "0.1.0"
 S.gameName = nil              -- start(host, port, {name = ...}): the game's name in the IDE
 S.FEATURES = { "pause", "exceptions", "paging", "hitCondition", "logInterpolation", "functionNames",
-  "coroutines", "configurationDone", "breakpointResults", "setField", "hotReload", "functionBreakpoints" }
+  "coroutines", "configurationDone", "breakpointResults", "setField", "hotReload", "functionBreakpoints",
+  "trace" }
 
 --- The features this connection has: S.FEATURES, and "jitCompiles" when LuaJIT's compiler stays
 --- on while attached (compiled code runs no hook: a pause takes effect when it leaves compiled
@@ -124,6 +125,12 @@ function S.log(text, level, kind)
   end
 end
 
+--- One trace line for the IDE (feature "trace"), sent only when the IDE asked for them in
+--- initSuccess: the runtime's own view of what it does, for bug reports.
+function S.trace(text)
+  if S.config.trace and S.link then S.send("trace", { logInfo = text }, "0") end
+end
+
 local function sendMemory()
   S.send("refreshLuaMemory", { memInfo = tostring(collectgarbage("count")) }, "0")
 end
@@ -133,9 +140,29 @@ local function slowNeeded()
   return step ~= nil or pausePending or entryKey ~= nil or bpKey ~= nil
 end
 
+-- The hook mode last traced, so that only changes are told.
+local tracedMode = nil
+
+--- The hook mode in words, as hook.lua chose it.
+local function hookMode()
+  local h = hook.state()
+  local mode = not h.enabled and "off"
+    or h.slow and "line hooks everywhere (a step, pause, entry stop or BP() is pending)"
+    or h.bpMode and "call hooks (breakpoints are set)"
+    or "idle (polling for commands only)"
+  return "hook mode: " .. mode .. (h.native and ", native" or "")
+end
+
 function S.updateHooks()
   hook.configure({ enabled = S.link ~= nil, pollEvery = S.settings.pollInstructions, slow = slowNeeded(),
     jitOff = S.settings.jitOffWhileAttached })
+  if S.config.trace and S.link then
+    local mode = hookMode()
+    if mode ~= tracedMode then
+      tracedMode = mode
+      S.trace(mode)
+    end
+  end
 end
 
 -- Levels --------------------------------------------------------------------------------------
@@ -461,7 +488,7 @@ local INIT_FIELDS = {
   DistinguishSameNameFile = FLAG,
   luaFileExtension = TEXT, cwd = TEXT, truncatedOPath = TEXT, TruncatedOPath = TEXT, OSType = TEXT,
   adapterVersion = TEXT, TempFilePath = TEXT, clibPath = TEXT,
-  logLevel = NUMBER, pagingLimit = NUMBER,
+  logLevel = NUMBER, pagingLimit = NUMBER, trace = FLAG,
 }
 
 --- The first field of `info` with a type it may not have, as a message naming it, or nil.
@@ -521,6 +548,8 @@ function commands.initSuccess(info, id)
   c.base64 = str(info.isNeedB64EncodeStr) == "true"
   c.pagingLimit = tonumber(info.pagingLimit)
   c.waitConfigurationDone = str(info.waitConfigurationDone) == "true"
+  c.trace = str(info.trace) == "true"
+  tracedMode = nil
   c.adapterVersion = str(info.adapterVersion, "")
   local osType = type(info.OSType) == "string" and info.OSType or "Windows_NT"
   paths.configure({
@@ -711,6 +740,8 @@ function S.handle(text)
   end
   local info = msg.info
   if type(info) ~= "table" then info = {} end
+  if S.config.trace then S.trace("command " .. cmd .. (id ~= "0" and (" #" .. id) or "")
+    .. (S.stopped and " (stopped)" or " (running)")) end
   local ok, result = pcall(handler, info, id)
   if not ok then
     S.log("LuaPanda: command " .. cmd .. " failed: " .. tostring(result), 2)
@@ -894,6 +925,7 @@ function S.disconnect(reason)
   S.link = nil
   S.stopped = false
   S.initialized = false
+  S.config.trace = false -- the next IDE asks for trace lines again, or gets none
   step, pausePending, entryKey, bpKey, dupGuards = nil, false, nil, nil, {}
   breakpoints.clear()
   variables.reset()
