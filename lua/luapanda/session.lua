@@ -23,6 +23,7 @@ local conditions = require("luapanda.conditions")
 local consolepipe = require("luapanda.consolepipe")
 local hotreload = require("luapanda.hotreload")
 local fnbreakpoints = require("luapanda.fnbreakpoints")
+local linemap = require("luapanda.linemap")
 
 local S = {}
 
@@ -87,6 +88,7 @@ function S.setResumerLookup(fn) resumerOf = fn end
 
 -- Logging ----------------------------------------------------------------------------------
 local function remember(text)
+  text = linemap.rewrite(text)
   local lines = S.logLines
   lines[#lines + 1] = text
   if #lines > 50 then table.remove(lines, 1) end
@@ -114,9 +116,10 @@ end
 
 --- Log frame: kind 0 output, 1 tip, 2 debug_console (upstream printToVSCode).
 function S.log(text, level, kind)
-  text = tostring(text)
-  remember(text)
   level = level or 1
+  -- Errors name the runtime's own lines by module (luapanda/hook.lua:157), not by bundle line.
+  text = level >= 2 and linemap.rewrite(tostring(text)) or tostring(text)
+  remember(text)
   if S.link and level >= (S.config.logLevel or 1) then
     local cmd = (kind == 1 and "tip") or (kind == 2 and "debug_console") or (kind == 3 and "tipError") or "output"
     -- Launch mode: in the program's stdout, in order with what it printed (consolepipe.lua).
