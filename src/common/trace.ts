@@ -148,11 +148,15 @@ export function setProcessTracer(tracer: Tracer): void {
 }
 
 /**
- * A tracer from a tag switch and an optional file: the file when given, else stderr. A file
- * without tags traces every tag. A bad switch throws (its message names the tag).
+ * A tracer from a tag switch and an optional file: the file when given, else `sink` (stderr). A
+ * file without tags traces every tag. A bad switch throws (its message names the tag).
  */
-export function tracerFromSwitches(tags: string | undefined, file: string | undefined): Tracer {
+export function tracerFromSwitches(
+  tags: string | undefined,
+  file: string | undefined,
+  sink: TraceSink = stderrSink(),
+): Tracer {
   const list = parseTraceTags(tags === undefined && file ? true : tags);
   if (list.length === 0) return NO_TRACE;
-  return NO_TRACE.with(list, file ? fileSink(file) : stderrSink());
+  return NO_TRACE.with(list, file ? fileSink(file) : sink);
 }
