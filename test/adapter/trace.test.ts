@@ -2,9 +2,13 @@
 // Lua program: every frame crossing the wire shows in the debug console both ways (each request's
 // reply among them, and the runtime's own account of each frame it received), with the DAP
 // traffic, the session's state changes and the runtime's hook modes.
+import type { DebugProtocol } from '@vscode/debugprotocol';
 import * as assert from 'node:assert/strict';
+import * as path from 'node:path';
+import { LuaDebugSession } from '../../src/adapter';
+import type { LuaSession } from '../../src/session';
 import { luaInterpreters } from '../harness/interpreters';
-import { DapTest, fixture } from './dapHarness';
+import { DapTest, TIMEOUT_MS, fixture } from './dapHarness';
 
 interface WireFrame {
   cmd: string;
@@ -130,3 +134,82 @@ for (const lua of luaInterpreters()) {
     });
   });
 }
+
+const first = luaInterpreters()[0];
+
+(first ? describe : describe.skip)(
+  'adapter trace sink (in process, as VS Code runs it)',
+  function () {
+    this.timeout(30_000);
+
+    it('sends the trace to the given sink, not to the debug console', async () => {
+      const lines: string[] = [];
+      let model: LuaSession | undefined;
+      const adapter = new LuaDebugSession({
+        traceSink: (tag, text) => lines.push(`[${tag}] ${text}`),
+        onSession: (s) => (model = s),
+      });
+      const messages: DebugProtocol.ProtocolMessage[] = [];
+      const pending = new Map<number, (r: DebugProtocol.Response) => void>();
+      adapter.onDidSendMessage((raw) => {
+        const message = raw as DebugProtocol.ProtocolMessage;
+        messages.push(message);
+        if (message.type === 'response') {
+          const response = message as DebugProtocol.Response;
+          pending.get(response.request_seq)?.(response);
+        }
+      });
+      let seq = 1;
+      const request = (command: string, args: object = {}) =>
+        new Promise<DebugProtocol.Response>((resolve, reject) => {
+          const id = seq++;
+          const timer = setTimeout(() => reject(new Error(`no ${command} response`)), TIMEOUT_MS);
+          pending.set(id, (r) => {
+            clearTimeout(timer);
+            resolve(r);
+          });
+          adapter.handleMessage({
+            seq: id,
+            type: 'request',
+            command,
+            arguments: args,
+          } as DebugProtocol.Request);
+        });
+      const file = fixture('breakpoints.lua');
+      try {
+        await request('initialize', { adapterID: 'luapanda', pathFormat: 'path' });
+        const launched = request('launch', {
+          program: file,
+          cwd: path.dirname(file),
+          luaPath: first.command,
+          trace: ['wire', 'session.state'],
+        });
+        const deadline = Date.now() + TIMEOUT_MS;
+        while (!messages.some((m) => (m as DebugProtocol.Event).event === 'initialized')) {
+          if (Date.now() > deadline) throw new Error('no initialized event');
+          await new Promise((resolve) => setTimeout(resolve, 10));
+        }
+        await request('configurationDone');
+        assert.ok((await launched).success);
+        while (model?.state !== 'Terminated') {
+          if (Date.now() > deadline) throw new Error(`the program did not end: ${model?.state}`);
+          await new Promise((resolve) => setTimeout(resolve, 20));
+        }
+      } finally {
+        await model?.stopSession();
+        adapter.dispose();
+      }
+      assert.ok(
+        lines.some((l) => l.startsWith('[wire.send] {"callbackId"') && l.includes('"initSuccess"')),
+      );
+      assert.ok(lines.some((l) => l.startsWith('[wire.receive] ')));
+      assert.ok(lines.some((l) => l.startsWith('[session.state] ') && l.includes('→ Terminated')));
+      assert.ok(!lines.some((l) => l.startsWith('[dap]')), 'only the tags asked for');
+      const consoleText = messages
+        .filter((m) => (m as DebugProtocol.Event).event === 'output')
+        .map((m) => (m as DebugProtocol.OutputEvent).body.output)
+        .join('');
+      assert.doesNotMatch(consoleText, /\[wire\./, 'nothing of the trace in the debug console');
+    });
+  },
+);
