@@ -68,7 +68,7 @@ export class LuaConnection extends EventEmitter<LuaConnectionEvents> {
     this.registry = new CallbackRegistry({
       defaultTimeoutMs: options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS,
       random: options.random,
-      onDropped: (error) => this.emit('protocolError', error),
+      onDropped: (error) => this.protocolError(error),
     });
     this.decoder = new FrameDecoder({
       maxFrameBytes: options.maxFrameBytes,
@@ -76,10 +76,7 @@ export class LuaConnection extends EventEmitter<LuaConnectionEvents> {
         this.tracer.log('wire.receive', text);
         this.dispatch(json, text);
       },
-      onError: (error) => {
-        this.tracer.log('wire.receive', () => `(protocol error) ${error.message}`);
-        this.emit('protocolError', error);
-      },
+      onError: (error) => this.protocolError(error),
     });
     const socket = stream as Partial<Socket>;
     socket.setNoDelay?.(true);
@@ -181,9 +178,15 @@ export class LuaConnection extends EventEmitter<LuaConnectionEvents> {
         this.emit('unsolicitedReply', inbound.cmd);
         return;
       case 'error':
-        this.emit('protocolError', inbound.error);
+        this.protocolError(inbound.error);
         return;
     }
+  }
+
+  /** A frame that could not be used: traced after the frame itself, then told to listeners. */
+  private protocolError(error: ProtocolError): void {
+    this.tracer.log('wire.receive', () => `(protocol error: ${error.code}) ${error.message}`);
+    this.emit('protocolError', error);
   }
 
   /** Queues a frame; a write that fills the socket's buffer holds later ones until 'drain'. */
