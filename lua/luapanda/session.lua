@@ -24,6 +24,7 @@ local consolepipe = require("luapanda.consolepipe")
 local hotreload = require("luapanda.hotreload")
 local fnbreakpoints = require("luapanda.fnbreakpoints")
 local errorfilters = require("luapanda.errorfilters")
+local linemap = require("luapanda.linemap")
 
 local S = {}
 
@@ -35,7 +36,7 @@ S.RUNTIME_VERSION = "0.1.0"
 S.gameName = nil              -- start(host, port, {name = ...}): the game's name in the IDE
 S.FEATURES = { "pause", "exceptions", "paging", "hitCondition", "logInterpolation", "functionNames",
   "coroutines", "configurationDone", "breakpointResults", "setField", "hotReload", "functionBreakpoints",
-  "exceptionConditions" }
+  "exceptionConditions", "trace" }
 
 --- The features this connection has: S.FEATURES, and "jitCompiles" when LuaJIT's compiler stays
 --- on while attached (compiled code runs no hook: a pause takes effect when it leaves compiled
@@ -89,6 +90,7 @@ function S.setResumerLookup(fn) resumerOf = fn end
 
 -- Logging ----------------------------------------------------------------------------------
 local function remember(text)
+  text = linemap.rewrite(text)
   local lines = S.logLines
   lines[#lines + 1] = text
   if #lines > 50 then table.remove(lines, 1) end
@@ -116,15 +118,22 @@ end
 
 --- Log frame: kind 0 output, 1 tip, 2 debug_console (upstream printToVSCode).
 function S.log(text, level, kind)
-  text = tostring(text)
-  remember(text)
   level = level or 1
+  -- Errors name the runtime's own lines by module (luapanda/hook.lua:157), not by bundle line.
+  text = level >= 2 and linemap.rewrite(tostring(text)) or tostring(text)
+  remember(text)
   if S.link and level >= (S.config.logLevel or 1) then
     local cmd = (kind == 1 and "tip") or (kind == 2 and "debug_console") or (kind == 3 and "tipError") or "output"
     -- Launch mode: in the program's stdout, in order with what it printed (consolepipe.lua).
     if cmd == "debug_console" and consolepipe.write(text) then return end
     S.send(cmd, { logInfo = text }, "0")
   end
+end
+
+--- One trace line for the IDE (feature "trace"), sent only when the IDE asked for them in
+--- initSuccess: the runtime's own view of what it does, for bug reports.
+function S.trace(text)
+  if S.config.trace and S.link then S.send("trace", { logInfo = text }, "0") end
 end
 
 local function sendMemory()
@@ -136,9 +145,29 @@ local function slowNeeded()
   return step ~= nil or pausePending or entryKey ~= nil or bpKey ~= nil
 end
 
+-- The hook mode last traced, so that only changes are told.
+local tracedMode = nil
+
+--- The hook mode in words, as hook.lua chose it.
+local function hookMode()
+  local h = hook.state()
+  local mode = not h.enabled and "off"
+    or h.slow and "line hooks everywhere (a step, pause, entry stop or BP() is pending)"
+    or h.bpMode and "call hooks (breakpoints are set)"
+    or "idle (polling for commands only)"
+  return "hook mode: " .. mode .. (h.native and ", native" or "")
+end
+
 function S.updateHooks()
   hook.configure({ enabled = S.link ~= nil, pollEvery = S.settings.pollInstructions, slow = slowNeeded(),
     jitOff = S.settings.jitOffWhileAttached })
+  if S.config.trace and S.link then
+    local mode = hookMode()
+    if mode ~= tracedMode then
+      tracedMode = mode
+      S.trace(mode)
+    end
+  end
 end
 
 -- Levels --------------------------------------------------------------------------------------
@@ -467,7 +496,7 @@ local INIT_FIELDS = {
   DistinguishSameNameFile = FLAG,
   luaFileExtension = TEXT, cwd = TEXT, truncatedOPath = TEXT, TruncatedOPath = TEXT, OSType = TEXT,
   adapterVersion = TEXT, TempFilePath = TEXT, clibPath = TEXT,
-  logLevel = NUMBER, pagingLimit = NUMBER,
+  logLevel = NUMBER, pagingLimit = NUMBER, trace = FLAG,
 }
 
 --- The first field of `info` with a type it may not have, as a message naming it, or nil.
@@ -527,6 +556,8 @@ function commands.initSuccess(info, id)
   c.base64 = str(info.isNeedB64EncodeStr) == "true"
   c.pagingLimit = tonumber(info.pagingLimit)
   c.waitConfigurationDone = str(info.waitConfigurationDone) == "true"
+  c.trace = str(info.trace) == "true"
+  tracedMode = nil
   c.adapterVersion = str(info.adapterVersion, "")
   local osType = type(info.OSType) == "string" and info.OSType or "Windows_NT"
   paths.configure({
@@ -712,6 +743,8 @@ function S.handle(text)
   end
   local info = msg.info
   if type(info) ~= "table" then info = {} end
+  if S.config.trace then S.trace("command " .. cmd .. (id ~= "0" and (" #" .. id) or "")
+    .. (S.stopped and " (stopped)" or " (running)")) end
   local ok, result = pcall(handler, info, id)
   if not ok then
     S.log("LuaPanda: command " .. cmd .. " failed: " .. tostring(result), 2)
@@ -895,6 +928,7 @@ function S.disconnect(reason)
   S.link = nil
   S.stopped = false
   S.initialized = false
+  S.config.trace = false -- the next IDE asks for trace lines again, or gets none
   step, pausePending, entryKey, bpKey, dupGuards = nil, false, nil, nil, {}
   breakpoints.clear()
   variables.reset()

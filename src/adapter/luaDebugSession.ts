@@ -20,6 +20,7 @@ import {
 } from '@vscode/debugadapter';
 import type { DebugProtocol } from '@vscode/debugprotocol';
 import * as path from 'node:path';
+import { TraceSink, TraceTag, Tracer, getProcessTracer, parseTraceTags } from '../common/trace';
 import {
   ExceptionFilterSpec,
   LuaSession,
@@ -89,6 +90,9 @@ function silenceLogger(): void {
 /** How long launch/attach wait for the client's configurationDone before going on. */
 const CONFIGURATION_DONE_TIMEOUT_MS = 10_000;
 
+/** The `trace` launch attribute as validated. */
+type TraceSwitch = LaunchArguments['trace'];
+
 export interface LuaDebugSessionOptions {
   /** Called with each Lua session this adapter creates (the MCP tools use it to read output). */
   readonly onSession?: (session: LuaSession) => void;
@@ -97,6 +101,11 @@ export interface LuaDebugSessionOptions {
    * whose child sessions run in this process can hand a connection over (inline, `--server`).
    */
   readonly gamesInChildSessions?: boolean;
+  /**
+   * Where the lines of a `trace` launch attribute go (VS Code: a log output channel); default,
+   * the client's debug console.
+   */
+  readonly traceSink?: TraceSink;
 }
 
 export class LuaDebugSession extends LoggingDebugSession {
@@ -113,6 +122,8 @@ export class LuaDebugSession extends LoggingDebugSession {
   private failureInResponse = false;
   /** The attach wait shown as progress, while the game is awaited after the attach response. */
   private gameWait: GameWait | undefined;
+  /** The process's tracer, plus the `trace` launch attribute's channel once launch/attach came. */
+  private tracer: Tracer = getProcessTracer();
 
   constructor(private readonly options: LuaDebugSessionOptions = {}) {
     super();
@@ -154,7 +165,7 @@ export class LuaDebugSession extends LoggingDebugSession {
   ): Promise<void> {
     await this.respondToStart(response, async () => {
       const args: LaunchArguments = parseArguments(launchArgumentsSchema, raw);
-      const session = this.createSession(toSessionSettings(args));
+      const session = this.createSession(toSessionSettings(args), args.trace, raw);
       await this.waitForConfiguration();
       const cwd = session.settings.cwd;
       const runtimeDir = findRuntimeDir(args.runtimePath);
@@ -172,6 +183,7 @@ export class LuaDebugSession extends LoggingDebugSession {
           requestTimeoutMs: session.settings.requestTimeoutMs,
           noDebug: args.noDebug,
           listenHost: args.connectionHost,
+          tracer: session.settings.tracer,
         }),
       );
       // Loopback (the default) goes without saying; a port open to the network is said once.
@@ -201,8 +213,9 @@ export class LuaDebugSession extends LoggingDebugSession {
     }
     await this.respondToStart(response, async () => {
       const args: AttachArguments = parseArguments(attachArgumentsSchema, raw);
-      const session = this.createSession(toSessionSettings(args));
+      const session = this.createSession(toSessionSettings(args), args.trace, raw);
       await this.waitForConfiguration();
+      const tracer = session.settings.tracer;
       const port = args.connectionPort ?? DEFAULT_ATTACH_PORT;
       const requestTimeoutMs = session.settings.requestTimeoutMs;
       const seconds = args.connectionTimeout ?? ATTACH_CONNECT_TIMEOUT_S;
@@ -210,13 +223,20 @@ export class LuaDebugSession extends LoggingDebugSession {
       const listenHost = args.connectionHost;
       const connector =
         dialHost !== undefined
-          ? dialConnector({ host: dialHost, port, requestTimeoutMs, connectionTimeoutS: seconds })
+          ? dialConnector({
+              host: dialHost,
+              port,
+              requestTimeoutMs,
+              connectionTimeoutS: seconds,
+              tracer,
+            })
           : await this.orAbandon(session, () =>
               listenConnector({
                 port,
                 host: listenHost,
                 requestTimeoutMs,
                 connectionTimeoutS: seconds,
+                tracer,
               }),
             );
       const childSessions = this.options.gamesInChildSessions !== false;
@@ -570,7 +590,7 @@ export class LuaDebugSession extends LoggingDebugSession {
           'The game this session was opened for has gone (it disconnected, or its session opened too late).',
         );
       }
-      const session = this.createSession(toSessionSettings(args));
+      const session = this.createSession(toSessionSettings(args), args.trace, raw);
       await this.waitForConfiguration();
       await session.start(handoffConnector(offer.connection, offer.handshake, offer.endpoint));
     });
@@ -578,20 +598,63 @@ export class LuaDebugSession extends LoggingDebugSession {
 
   // ---------------------------------------------------------------------------------------------
 
-  private createSession(settings: SessionSettings): LuaSession {
+  private createSession(
+    settings: SessionSettings,
+    trace: TraceSwitch,
+    request: object,
+  ): LuaSession {
     if (this.session) {
       throw new SessionError(
         'invalid-state',
         'This debug adapter already runs a session; start a new one.',
       );
     }
-    const session = new LuaSession(settings, scanLuaFiles(settings.cwd, settings.luaFileExtension));
+    this.startTrace(trace, request);
+    const session = new LuaSession(
+      { ...settings, tracer: this.tracer },
+      scanLuaFiles(settings.cwd, settings.luaFileExtension),
+    );
     this.session = session;
     this.subscribe(session);
     this.options.onSession?.(session);
     // Now the client may send breakpoints and configurationDone.
     this.sendEvent(new InitializedEvent());
     return session;
+  }
+
+  /**
+   * The `trace` attribute adds its tags, to the trace sink or the debug console; the trace then
+   * starts with the request that asked for it.
+   */
+  private startTrace(trace: TraceSwitch, request: object): void {
+    const tags = parseTraceTags(trace);
+    if (tags.length === 0) return;
+    const sink = this.options.traceSink ?? ((tag, text) => this.sendTraceLine(tag, text));
+    this.tracer = this.tracer.with(tags, sink);
+    this.tracer.log(
+      'dap',
+      () => `trace on (${tags.join(', ')}); arguments ${JSON.stringify(request)}`,
+    );
+  }
+
+  /** A trace line in the debug console; not itself traced (it would trace itself for ever). */
+  private sendTraceLine(tag: TraceTag, text: string): void {
+    super.sendEvent(new OutputEvent(`[${tag}] ${text}\n`, 'console'));
+  }
+
+  protected override dispatchRequest(request: DebugProtocol.Request): void {
+    this.tracer.log('dap', () => `→ ${JSON.stringify(request)}`);
+    super.dispatchRequest(request);
+  }
+
+  override sendResponse(response: DebugProtocol.Response): void {
+    this.tracer.log('dap', () => `← ${JSON.stringify(response)}`);
+    super.sendResponse(response);
+  }
+
+  override sendEvent(event: DebugProtocol.Event): void {
+    this.tracer.log('dap', () => `← ${JSON.stringify(event)}`);
+    super.sendEvent(event);
   }
 
   private subscribe(session: LuaSession): void {

@@ -78,6 +78,8 @@ export const initSuccessRequestSchema = z.object({
   pagingLimit: z.string().regex(/^\d+$/).optional(),
   /** Extension: hold the program after the handshake until `configurationDone` arrives. */
   waitConfigurationDone: z.enum(['true', 'false']).optional(),
+  /** Extension (feature `trace`): the runtime sends its own trace lines as `trace` frames. */
+  trace: z.enum(['true', 'false']).optional(),
 });
 export type InitSuccessRequest = z.output<typeof initSuccessRequestSchema>;
 
@@ -366,6 +368,8 @@ export const luaNotificationSchemas = {
   tip: logInfoSchema,
   tipError: logInfoSchema,
   debug_console: logInfoSchema,
+  /** Extension (feature `trace`, asked for in `initSuccess`): one trace line of the runtime. */
+  trace: logInfoSchema,
   breakpointsBound: breakpointsBoundSchema,
   functionBreakpointsBound: functionBreakpointResultsSchema,
 } as const;
@@ -383,6 +387,7 @@ export type LuaNotification =
       readonly cmd: 'output' | 'tip' | 'tipError' | 'debug_console';
       readonly text: string;
     }
+  | { readonly kind: 'trace'; readonly cmd: 'trace'; readonly text: string }
   | {
       readonly kind: 'bound';
       readonly cmd: 'breakpointsBound';

@@ -7,6 +7,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { EventEmitter } from 'node:events';
+import { NO_TRACE, Tracer } from '../common/trace';
 import {
   IdeCommand,
   IdeRequestInfo,
@@ -79,7 +80,11 @@ export interface StartOptions {
 
 export class LuaSession extends EventEmitter<LuaSessionEvents> {
   readonly id = randomUUID();
-  private readonly machine = new StateMachine((change) => this.emit('state', change));
+  private readonly machine = new StateMachine((change) => {
+    this.tracer.log('session.state', () => `${change.from} → ${change.to} (${change.reason})`);
+    this.emit('state', change);
+  });
+  private readonly tracer: Tracer;
   private readonly store: BreakpointStore;
   private readonly sync: BreakpointSync;
   private readonly functionStore: FunctionBreakpointStore;
@@ -107,6 +112,7 @@ export class LuaSession extends EventEmitter<LuaSessionEvents> {
     workspaceFiles: Iterable<string> = [],
   ) {
     super();
+    this.tracer = settings.tracer ?? NO_TRACE;
     this.store = new BreakpointStore(settings.pathCaseSensitivity);
     this.mapper = new SourceMapper(
       {
@@ -549,6 +555,9 @@ export class LuaSession extends EventEmitter<LuaSessionEvents> {
         return;
       case 'functionsBound':
         this.functionSync.onBound(notification.results);
+        return;
+      case 'trace':
+        this.tracer.log('runtime', notification.text);
         return;
       case 'memory':
         return;
