@@ -21,7 +21,6 @@ local verdict = breakpoints.verdict
 local verdicts = breakpoints.verdictTable()
 local cFunctions = breakpoints.cFunctions
 local ownFunctions = breakpoints.ownFunctions
-local MAIN = compat.MAIN
 
 local session        -- callbacks: onPoll(hookFn), onSlowLine(line, hookFn), onBreakpoint(bp, line, hookFn)
 local enabled = false

@@ -29,7 +29,6 @@ local linemap = require("luapanda.linemap")
 local S = {}
 
 local getinfo = debug.getinfo
-local MAIN = compat.MAIN
 
 S.VERSION = "3.3.1"          -- upstream protocol version we speak
 S.RUNTIME_VERSION = "0.1.0"
