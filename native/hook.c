@@ -21,6 +21,56 @@ lua_State *volatile lpn_running = NULL;
 #define LPN_LIKELY(x) (x)
 #endif
 
+/*
+ * The called function's address without lua_getinfo, whose parsing of its option string is most
+ * of what a call event costs (5.2-5.4): the hook's activation record points at the call's
+ * CallInfo, which starts with the stack slot of the function, which starts with the value — for
+ * a function, the address lua_topointer gives. That layout is the interpreter's, not its API, so
+ * it is trusted only after VERIFY_CALLS calls on which it agreed with lua_getinfo, and never again
+ * after one on which it did not. (5.1's record holds an index instead: see below. LuaJIT's state
+ * is laid out otherwise: it always asks lua_getinfo.)
+ */
+#define VERIFY_CALLS 256
+static int layoutAgreed = 0; /* calls on which it agreed; -1: it disagreed once */
+
+#if LUA_VERSION_NUM >= 502
+static const void *calledFunction(lua_Debug *ar) {
+  if (layoutAgreed < 0) return NULL;
+  return **(const void *const *const *)ar->i_ci;
+}
+#else
+/* Lua 5.1 (not LuaJIT, whose state looks nothing like it): the record holds the call's index in
+   the thread's CallInfo array, so the thread's own fields are read too, as lstate.h lays them out;
+   the array must hold the running call at that index before anything is read through it. */
+struct LpnCallInfo51 {
+  const void *const *base, *const *func, *const *top;
+  const void *savedpc;
+  int nresults, tailcalls;
+};
+struct LpnState51 {
+  void *next;
+  unsigned char tt, marked, status;
+  void *top, *base, *l_G;
+  struct LpnCallInfo51 *ci;
+  const void *savedpc;
+  void *stack_last, *stack;
+  struct LpnCallInfo51 *end_ci, *base_ci;
+};
+static const void *calledFunction51(lua_State *L, lua_Debug *ar) {
+  const struct LpnState51 *state = (const struct LpnState51 *)L;
+  if (lpn.isJIT || layoutAgreed < 0 || ar->i_ci <= 0) return NULL;
+  if (state->base_ci + ar->i_ci != state->ci || state->ci >= state->end_ci) return NULL;
+  return *state->ci->func;
+}
+#define calledFunction(ar) calledFunction51(L, ar)
+#endif
+
+/* For status(): "direct" (trusted), "checking", "getinfo" (it disagreed, or 5.1/LuaJIT). */
+const char *lpn_callReads(void) {
+  if (lpn.isJIT || layoutAgreed < 0) return "getinfo";
+  return layoutAgreed >= VERIFY_CALLS ? "direct" : "checking";
+}
+
 int lpn_maskFor(int mode) {
   switch (mode) {
     case LPN_MODE_ELSEWHERE:
@@ -356,9 +406,12 @@ void lpn_hook(lua_State *L, lua_Debug *ar) {
     /* The hot case (breakpoints elsewhere): a call of a function known to hold none, which
        changes nothing. No flag is needed: nothing here races with the signal handler. First the
        address cache (nobpcache.c), then the runtime's verdict table, whose "none" it learns. */
+    const void *direct = calledFunction(ar);
+    if (direct && layoutAgreed >= VERIFY_CALLS && lpn_nobpHas(direct)) return;
     if (lua_getinfo(L, "f", ar)) {
       const void *fn = lua_topointer(L, -1);
       int type;
+      if (direct && layoutAgreed < VERIFY_CALLS) layoutAgreed = direct == fn ? layoutAgreed + 1 : -1;
       if (lpn_nobpHas(fn)) {
         lua_pop(L, 1);
         return;

@@ -90,6 +90,7 @@ void lpn_arm(lua_State *L);
 void lpn_disarm(lua_State *L);
 void lpn_afterBusy(lua_State *L);
 void lpn_invalidateCache(void);
+const char *lpn_callReads(void);
 
 /* nobpcache.c */
 int lpn_nobpHas(const void *fn);

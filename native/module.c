@@ -243,6 +243,8 @@ static int l_status(lua_State *L) {
   setNumber(L, "verdictCalls", (double)lpn.verdictCalls);
   setNumber(L, "hits", (double)lpn.hits);
   setNumber(L, "callbackErrors", (double)lpn.callbackErrors);
+  lua_pushstring(L, lpn_callReads());
+  lua_setfield(L, -2, "callReads");
   setNumber(L, "resumesInC", (double)lpn.resumesInC);
   setNumber(L, "resumesInLua", (double)lpn.resumesInLua);
   return 1;

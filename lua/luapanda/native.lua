@@ -102,7 +102,8 @@ function M.describe()
   end
   parts[#parts + 1] = string.format("signals %d, polls %d, verdicts %d, hits %d, callback errors %d",
     st.signals or 0, st.polls or 0, st.verdictCalls or 0, st.hits or 0, st.callbackErrors or 0)
-  parts[#parts + 1] = string.format("resumes in C %d, in Lua %d", st.resumesInC or 0, st.resumesInLua or 0)
+  parts[#parts + 1] = string.format("resumes in C %d, in Lua %d; calls read %s", st.resumesInC or 0,
+    st.resumesInLua or 0, tostring(st.callReads))
   return table.concat(parts, "; ")
 end
 

@@ -169,6 +169,19 @@ for (const lua of runtimeVariants()) {
       assert.match(await finish(s), /busy done\ttrue\ttrue/);
     });
 
+    it('reads called functions without lua_getinfo on PUC Lua once the layout agreed', async () => {
+      const s = await startSession(lua, FILE, {
+        args: ['calls'],
+        breakpoints: { [FILE]: [line(lineOf(FILE, 'never'))] },
+      });
+      await connected(s, false);
+      const out = await finish(s);
+      assert.match(out, /calls done\t2001000\ttrue/);
+      const reads = /CALLS (\w+)/.exec(out)?.[1];
+      if (!lua.native) assert.equal(reads, 'nil');
+      else assert.equal(reads, lua.isLuaJIT ? 'getinfo' : 'direct');
+    });
+
     it('resumes coroutines in C while idle (not on Lua 5.2), with the same results', async () => {
       const s = await startSession(lua, FILE, { args: ['resumes'] });
       await connected(s);
