@@ -70,6 +70,8 @@ export class SessionMonitor implements Disposable {
   /** Per session: what the adapter warned of (`luapandaWarning`) since a result last said it. */
   private readonly warnings = new Map<string, { texts: string[]; dropped: number }>();
   private readonly waiters = new Set<Waiter>();
+  /** Who hears `waiting` change (the extension's status bar: no polling). */
+  private readonly waitingListeners = new Set<(waiting: number) => void>();
   private readonly subscriptions: Disposable[];
   /** Sessions being started by a tool call, keyed by configuration name (before an id exists). */
   private starting = 0;
@@ -165,12 +167,14 @@ export class SessionMonitor implements Disposable {
         options.signal?.removeEventListener('abort', onAbort);
         this.waiters.delete(waiter);
         resolve(outcome);
+        this.waitingChanged();
       };
       const waiter: Waiter = { sessionId, afterSeq, settle: finish };
       const onAbort = () => finish({ kind: 'cancelled' });
       const timer = setTimeout(() => finish({ kind: 'timeout' }), options.timeoutMs);
       options.signal?.addEventListener('abort', onAbort);
       this.waiters.add(waiter);
+      this.waitingChanged();
     });
   }
 
@@ -191,9 +195,28 @@ export class SessionMonitor implements Disposable {
     return this.waiters.size;
   }
 
+  /** Calls `listener` with the new count each time a tool call starts or stops waiting. */
+  onDidChangeWaiting(listener: (waiting: number) => void): Disposable {
+    this.waitingListeners.add(listener);
+    return { dispose: () => void this.waitingListeners.delete(listener) };
+  }
+
   dispose(): void {
     this.interrupt('The MCP server is shutting down.');
+    this.waitingListeners.clear();
     for (const subscription of this.subscriptions) subscription.dispose();
+  }
+
+  private waitingChanged(): void {
+    const waiting = this.waiters.size;
+    for (const listener of [...this.waitingListeners]) {
+      // A listener's failure must not break the wait it reports on (this runs inside its settle).
+      try {
+        listener(waiting);
+      } catch {
+        // The listener's own bug; the waits go on.
+      }
+    }
   }
 
   private current(): Tracked | undefined {

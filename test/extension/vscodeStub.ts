@@ -177,6 +177,9 @@ function openTextDocument(target: Uri | { content?: string; language?: string })
 }
 
 const settings = new Map<string, unknown>();
+/** The handlers registered with `commands.registerCommand`, by command id. */
+export const registeredCommands = new Map<string, (...args: unknown[]) => unknown>();
+export const documentSaved = new EventEmitter<unknown>();
 export const sessionTerminated = new EventEmitter<unknown>();
 /** The tracker factories registered with `debug.registerDebugAdapterTrackerFactory`. */
 export const trackerFactories: {
@@ -204,6 +207,16 @@ export const vscode = {
   LanguageModelToolResult,
   MarkdownString,
   CancellationError,
+  commands: {
+    registerCommand: sinon
+      .stub()
+      .callsFake((command: string, handler: (...args: unknown[]) => unknown) => {
+        if (registeredCommands.has(command)) throw new Error(`command '${command}' already exists`);
+        registeredCommands.set(command, handler);
+        return { dispose: () => void registeredCommands.delete(command) };
+      }),
+    executeCommand: sinon.stub().resolves(undefined),
+  },
   window: {
     showWarningMessage: sinon.stub(),
     showInformationMessage: sinon.stub(),
@@ -232,6 +245,7 @@ export const vscode = {
     workspaceFolders: undefined as { uri: Uri }[] | undefined,
     /** The documents open in editors (`workspace.textDocuments`). */
     textDocuments: [] as unknown[],
+    onDidSaveTextDocument: documentSaved.event,
     registerTextDocumentContentProvider: sinon
       .stub()
       .callsFake((scheme: string, provider: ContentProvider) => {
@@ -283,6 +297,7 @@ export function setSetting(key: string, value: unknown): void {
 
 export function resetVscode(): void {
   settings.clear();
+  registeredCommands.clear();
   vscode.debug.activeDebugSession = undefined;
   vscode.debug.breakpoints = [];
   vscode.workspace.workspaceFolders = undefined;
@@ -290,7 +305,13 @@ export function resetVscode(): void {
   vscode.window.activeTextEditor = undefined;
   vscode.debug.startDebugging.reset();
   vscode.debug.stopDebugging.reset();
-  for (const group of [vscode.window, vscode.debug, vscode.workspace, vscode.languages]) {
+  for (const group of [
+    vscode.window,
+    vscode.debug,
+    vscode.workspace,
+    vscode.languages,
+    vscode.commands,
+  ]) {
     for (const value of Object.values(group)) {
       if (typeof value === 'function' && 'resetHistory' in value)
         (value as sinon.SinonStub).resetHistory();
