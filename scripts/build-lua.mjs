@@ -5,7 +5,9 @@
  * table; the bundled `require` of the runtime resolves `luapanda.*` names from that table only, so
  * the file works without any package.path. Output is deterministic (modules in sorted order, no
  * timestamps). A module that is required but missing fails the build loudly. The LuaLS type
- * definitions lua/LuaPanda.meta.lua are copied next to the output unchanged.
+ * definitions lua/LuaPanda.meta.lua are copied next to the output unchanged. First,
+ * lua/luapanda/contract.lua is regenerated from src/protocol/contract.ts when it differs
+ * (scripts/contract-lua.mjs).
  *
  * Usage: node scripts/build-lua.mjs [--out <file>]
  */
@@ -19,6 +21,7 @@ import {
 } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { writeContractLua } from './contract-lua.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const luaDir = path.join(root, 'lua');
@@ -40,6 +43,7 @@ function fail(message) {
 
 if (!existsSync(entryFile)) fail(`missing entry file lua/LuaPanda.lua`);
 if (!existsSync(metaFile)) fail(`missing LuaLS definitions lua/LuaPanda.meta.lua`);
+if (writeContractLua()) console.log('build-lua: regenerated lua/luapanda/contract.lua');
 
 /** Every module file under lua/luapanda, as module name -> source. */
 const modules = new Map();

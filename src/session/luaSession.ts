@@ -8,11 +8,14 @@
 import { randomUUID } from 'node:crypto';
 import { EventEmitter } from 'node:events';
 import {
+  Feature,
   IdeCommand,
   IdeRequestInfo,
   LuaNotification,
+  ProtocolError,
   ReplyInfo,
   RequestCommand,
+  featureSet,
 } from '../protocol';
 import { Breakpoint, BreakpointSpec, BreakpointStore } from './breakpoints';
 import { BreakpointSync } from './breakpointSync';
@@ -65,6 +68,8 @@ const EXIT_GRACE_MS = 2_000;
 const DISPOSE_TIMEOUT_MS = 5_000;
 /** How long a detach waits for the Lua side to acknowledge `stopRun`. */
 const DETACH_TIMEOUT_MS = 2_000;
+/** Protocol errors shown as console lines per session; the events go on after that. */
+const SHOWN_PROTOCOL_ERRORS = 20;
 
 export interface StartOptions {
   /** Bound on the wait for the program to connect; undefined waits until stopped. */
@@ -88,11 +93,12 @@ export class LuaSession extends EventEmitter<LuaSessionEvents> {
   private readonly outputLog = new OutputLog((entry) => this.emit('output', entry));
   private connector: Connector | undefined;
   private connection: SessionConnection | undefined;
-  private features = new Set<string>();
+  private features: ReadonlySet<Feature> = new Set();
   private runtimeName = '';
   private currentStop: StopInfo | undefined;
   private exceptionFilters: ExceptionFilter[] = ['uncaught'];
   private pauseEmulated = false;
+  private protocolErrors = 0;
   private ending: Promise<void> | undefined;
   private finishing: Promise<void> | undefined;
   /** The connection whose handshake completed; a link lost before that is the start's concern. */
@@ -428,13 +434,14 @@ export class LuaSession extends EventEmitter<LuaSessionEvents> {
     this.connection = connection;
     this.handshaken = undefined;
     connection.on('notification', (n) => this.onNotification(connection, n));
+    connection.on('protocolError', (e) => this.onProtocolError(connection, e));
     connection.on('close', () => void this.onConnectionClosed(connection));
     const reply =
       this.connector?.handshakeOf?.(connection) ?? (await greetGame(connection, this.settings));
     this.handshaken = connection;
-    this.features = new Set(reply.features ?? []);
+    this.features = featureSet(reply.features);
     this.runtimeName = reply.runtime ?? `LuaPanda ${reply.debuggerVer ?? ''}`.trim();
-    this.emit('connected', { runtime: this.runtimeName, features: [...this.features] });
+    this.emit('connected', { runtime: this.runtimeName, features: reply.features ?? [] });
     this.sync.connected(reply.luaVersion);
     // Send everything at once: upstream reads one frame right after the handshake and the rest
     // at its next poll, so waiting for each reply would let the first lines run unguarded.
@@ -529,6 +536,22 @@ export class LuaSession extends EventEmitter<LuaSessionEvents> {
       case 'memory':
         return;
     }
+  }
+
+  /**
+   * A frame the protocol layer dropped: the user must learn of it (a malformed stop frame leaves
+   * a program stopped that the IDE shows running), so it is an event and a console line.
+   */
+  private onProtocolError(connection: SessionConnection, error: ProtocolError): void {
+    if (connection !== this.connection || this.machine.is('Terminated')) return;
+    this.protocolErrors++;
+    this.emit('protocolError', error);
+    if (this.protocolErrors > SHOWN_PROTOCOL_ERRORS) return;
+    const more =
+      this.protocolErrors === SHOWN_PROTOCOL_ERRORS
+        ? ' (Further protocol errors of this session are not shown.)'
+        : '';
+    this.addOutput('console', `LuaPanda protocol error (${error.code}): ${error.message}${more}\n`);
   }
 
   /** A same-name file's breakpoint fired here: not shown, the program goes on (fake hit). */
