@@ -28,26 +28,35 @@ const EXPORTED = [
   'HOOK_MODES',
 ];
 
-/** contract.ts evaluated on its own: it may import package.json and nothing else. */
-function loadContract() {
-  const source = readFileSync(contractFile, 'utf8');
-  const { outputText } = ts.transpileModule(source, {
+/**
+ * A TypeScript module of src evaluated on its own (transpiled, no type check): it may import
+ * JSON files and other such modules by relative path, nothing else.
+ */
+function loadModule(file) {
+  const { outputText } = ts.transpileModule(readFileSync(file, 'utf8'), {
     compilerOptions: {
       module: ts.ModuleKind.CommonJS,
       target: ts.ScriptTarget.ES2022,
       esModuleInterop: true,
     },
   });
-  const dir = path.dirname(contractFile);
+  const dir = path.dirname(file);
   const require = (spec) => {
-    if (!spec.endsWith('.json')) {
-      throw new Error(`src/protocol/contract.ts may import only JSON files, not '${spec}'`);
+    if (!spec.startsWith('.')) {
+      throw new Error(`${path.relative(root, file)} may import only project files, not '${spec}'`);
     }
-    return JSON.parse(readFileSync(path.resolve(dir, spec), 'utf8'));
+    const target = path.resolve(dir, spec);
+    if (spec.endsWith('.json')) return JSON.parse(readFileSync(target, 'utf8'));
+    return loadModule(`${target}.ts`);
   };
   const module = { exports: {} };
   new Function('exports', 'require', 'module', outputText)(module.exports, require, module);
   return module.exports;
+}
+
+/** contract.ts evaluated on its own. */
+function loadContract() {
+  return loadModule(contractFile);
 }
 
 const IDENTIFIER = /^[A-Za-z_][A-Za-z0-9_]*$/;

@@ -20,6 +20,7 @@ import {
 } from '@vscode/debugadapter';
 import type { DebugProtocol } from '@vscode/debugprotocol';
 import * as path from 'node:path';
+import { deferred, withTimeout } from '../common/async';
 import {
   ExceptionFilter,
   LuaSession,
@@ -100,8 +101,7 @@ export interface LuaDebugSessionOptions {
 
 export class LuaDebugSession extends LoggingDebugSession {
   private session: LuaSession | undefined;
-  private configurationDone!: () => void;
-  private readonly configured = new Promise<void>((resolve) => (this.configurationDone = resolve));
+  private readonly configured = deferred();
   /** The client shows progress notifications (and sends `cancel` for them). */
   private clientShowsProgress = false;
   /** The client opens child sessions (DAP `startDebugging`): several games on one port. */
@@ -143,7 +143,7 @@ export class LuaDebugSession extends LoggingDebugSession {
   protected override configurationDoneRequest(
     response: DebugProtocol.ConfigurationDoneResponse,
   ): void {
-    this.configurationDone();
+    this.configured.resolve();
     this.sendResponse(response);
   }
 
@@ -641,12 +641,7 @@ export class LuaDebugSession extends LoggingDebugSession {
   }
 
   private async waitForConfiguration(): Promise<void> {
-    let timer: NodeJS.Timeout | undefined;
-    await Promise.race([
-      this.configured,
-      new Promise<void>((resolve) => (timer = setTimeout(resolve, CONFIGURATION_DONE_TIMEOUT_MS))),
-    ]);
-    clearTimeout(timer);
+    await withTimeout(this.configured.promise, CONFIGURATION_DONE_TIMEOUT_MS);
   }
 
   /** Runs `make`; if it fails, the session ends with that error before it is rethrown. */

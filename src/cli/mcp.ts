@@ -9,7 +9,7 @@ import { DEFAULT_MCP_PORT, startHttpServer } from '../mcp/transport/http';
 import { serveStdio } from '../mcp/transport/stdio';
 import { DEFAULT_BRIDGE_WAIT_SECONDS, runStdioBridge } from '../mcp/transport/stdioBridge';
 import { createHeadlessBackend } from './headlessBackend';
-import { PACKAGE_VERSION } from './version';
+import { PACKAGE_VERSION } from '../common/version';
 
 const USAGE = `luapanda-mcp ${PACKAGE_VERSION}
 Serve the LuaPanda MCP debugger tools to an AI agent, without VS Code.

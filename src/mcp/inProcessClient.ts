@@ -8,7 +8,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
-import { PACKAGE_VERSION } from '../cli/version';
+import { PACKAGE_VERSION } from '../common/version';
 
 /**
  * The SDK gives up on a request after 60 s by default; our asynchronous tools wait up to their

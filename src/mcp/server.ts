@@ -6,7 +6,7 @@
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { ListToolsRequestSchema, type Tool } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
-import { PACKAGE_VERSION } from '../cli/version';
+import { PACKAGE_VERSION } from '../common/version';
 import { error, toCallToolResult } from './results';
 import { listTools } from './toolListing';
 import { getBreakpoints, removeBreakpoint, setBreakpoint } from './tools/breakpoints';

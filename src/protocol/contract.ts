@@ -3,10 +3,10 @@
  * features a runtime announces, the stop commands and the hook modes. The Lua runtime reads the
  * same values from `lua/luapanda/contract.lua`, which scripts/build-lua.mjs generates from this
  * file (a test fails when it is stale), and native/luapanda_native.h spells the hook modes as
- * `LPN_MODE_*` (a test checks they agree). Keep this file free of imports other than
- * package.json: the Lua build evaluates it on its own.
+ * `LPN_MODE_*` (a test checks they agree). The Lua build evaluates this file on its own: it may
+ * import only src/common/version.ts (and JSON), which import nothing else.
  */
-import packageJson from '../../package.json';
+import { PACKAGE_VERSION } from '../common/version';
 
 /** The upstream protocol version both sides speak (`debuggerVer`, `adapterVersion`). */
 export const PROTOCOL_VERSION = '3.3.1';
@@ -15,7 +15,7 @@ export const PROTOCOL_VERSION = '3.3.1';
 export const RUNTIME_NAME = 'luapanda-mcp';
 
 /** The runtime's version (`runtimeVersion`): the package's, stamped into the Lua build. */
-export const RUNTIME_VERSION: string = packageJson.version;
+export const RUNTIME_VERSION: string = PACKAGE_VERSION;
 
 /**
  * Features a runtime may announce in its handshake reply, beyond upstream

@@ -7,6 +7,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { EventEmitter } from 'node:events';
+import { settleWithin } from '../common/async';
 import {
   Feature,
   IdeCommand,
@@ -651,7 +652,7 @@ export class LuaSession extends EventEmitter<LuaSessionEvents> {
     this.currentStop = undefined;
     this.connection?.destroy();
     this.connection = undefined;
-    await bounded(this.connector?.dispose(killProcess), DISPOSE_TIMEOUT_MS);
+    await settleWithin(this.connector?.dispose(killProcess), DISPOSE_TIMEOUT_MS);
     this.machine.transition('Terminated', reason);
     this.emit('terminated', { reason, error });
   }
@@ -713,16 +714,6 @@ export function isRuntimeGreeting(cmd: string, text: string): boolean {
 
 function ensureNewline(text: string): string {
   return text.endsWith('\n') ? text : `${text}\n`;
-}
-
-/** Waits for `work` (errors ignored), but never longer than `ms`. */
-async function bounded(work: Promise<unknown> | undefined, ms: number): Promise<void> {
-  let timer: NodeJS.Timeout | undefined;
-  await Promise.race([
-    work?.catch(() => undefined),
-    new Promise((resolve) => (timer = setTimeout(resolve, ms))),
-  ]);
-  clearTimeout(timer);
 }
 
 /**
