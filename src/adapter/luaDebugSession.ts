@@ -90,8 +90,6 @@ function silenceLogger(): void {
 const CONFIGURATION_DONE_TIMEOUT_MS = 10_000;
 
 export interface LuaDebugSessionOptions {
-  /** Called with each Lua session this adapter creates (the MCP tools use it to read output). */
-  readonly onSession?: (session: LuaSession) => void;
   /**
    * Whether a further game on the attach port gets a child session (default true). Only an adapter
    * whose child sessions run in this process can hand a connection over (inline, `--server`).
@@ -123,11 +121,6 @@ export class LuaDebugSession extends LoggingDebugSession {
   override start(inStream: NodeJS.ReadableStream, outStream: NodeJS.WritableStream): void {
     super.start(inStream, outStream);
     silenceLogger();
-  }
-
-  /** The Lua session behind this adapter, once launch/attach created it. */
-  get luaSession(): LuaSession | undefined {
-    return this.session;
   }
 
   protected override initializeRequest(
@@ -587,7 +580,6 @@ export class LuaDebugSession extends LoggingDebugSession {
     const session = new LuaSession(settings, scanLuaFiles(settings.cwd, settings.luaFileExtension));
     this.session = session;
     this.subscribe(session);
-    this.options.onSession?.(session);
     // Now the client may send breakpoints and configurationDone.
     this.sendEvent(new InitializedEvent());
     return session;

@@ -1,7 +1,7 @@
 /**
  * `LuaSession`: the one model of a debug session. It owns the state machine, the breakpoint set,
- * the current stop, variable handles and program output, and emits a typed event for every
- * change. It knows the LuaPanda protocol (through `src/protocol`) and nothing of DAP, MCP or
+ * the current stop and variable handles, and emits a typed event for every change (program
+ * output too: it keeps none; whoever shows output listens). It knows the LuaPanda protocol (through `src/protocol`) and nothing of DAP, MCP or
  * VS Code: the DAP adapter and the MCP tools are views of it and drive it through its methods,
  * each of which returns a promise bounded by a timeout and fails with a coded `SessionError`.
  */
@@ -29,7 +29,6 @@ import type { HotReloadReport } from './hotReload';
 import { hotReloadFile } from './hotReloadRequest';
 import { handshakeFor } from './handshakeSettings';
 import { Ask, EvaluateContext, assignIn, evaluateIn } from './inspection';
-import { OutputLog } from './outputLog';
 import { SourceMapper } from './paths';
 import { SessionState, StateMachine } from './state';
 import {
@@ -51,7 +50,6 @@ import type {
   Frame,
   LuaSessionEvents,
   OutputCategory,
-  OutputEntry,
   Scope,
   SessionConnection,
   SessionSettings,
@@ -91,7 +89,6 @@ export class LuaSession extends EventEmitter<LuaSessionEvents> {
   private readonly threadRegistry = new ThreadRegistry();
   private readonly variables = new VariableStore();
   private readonly functionNames = new FunctionNames();
-  private readonly outputLog = new OutputLog((entry) => this.emit('output', entry));
   private connector: Connector | undefined;
   private connection: SessionConnection | undefined;
   private features: ReadonlySet<Feature> = new Set();
@@ -150,11 +147,6 @@ export class LuaSession extends EventEmitter<LuaSessionEvents> {
     return this.machine.is('Stopped') ? this.currentStop : undefined;
   }
 
-  /** Features the connected runtime announced (empty for upstream's LuaPanda.lua). */
-  get runtimeFeatures(): ReadonlySet<string> {
-    return this.features;
-  }
-
   get runtime(): string {
     return this.runtimeName;
   }
@@ -163,21 +155,12 @@ export class LuaSession extends EventEmitter<LuaSessionEvents> {
     return this.connector?.mode;
   }
 
-  get processId(): number | undefined {
-    return this.connector?.process?.pid;
-  }
-
   get breakpoints(): Breakpoint[] {
     return this.store.all();
   }
 
   get functionBreakpoints(): FunctionBreakpoint[] {
     return this.functionStore.all();
-  }
-
-  /** Output since `cursor` (the `seq` after the last entry read). */
-  output(cursor = 0): { entries: OutputEntry[]; next: number } {
-    return this.outputLog.since(cursor);
   }
 
   threads(): Thread[] {
@@ -421,7 +404,7 @@ export class LuaSession extends EventEmitter<LuaSessionEvents> {
 
   /** Adds a line to the program output (used for the adapter's own messages too). */
   addOutput(category: OutputCategory, text: string): void {
-    this.outputLog.add(category, text);
+    this.emit('output', { category, text, timestamp: new Date().toISOString() });
   }
 
   // ---------------------------------------------------------------------------------------------

@@ -127,8 +127,6 @@ export interface EvaluateResult {
 export type OutputCategory = 'stdout' | 'stderr' | 'console' | 'log' | 'important';
 
 export interface OutputEntry {
-  /** Increasing number, a cursor for readers that poll. */
-  readonly seq: number;
   readonly category: OutputCategory;
   readonly text: string;
   readonly timestamp: string;
