@@ -146,7 +146,9 @@ function registerTool(
       try {
         return toCallToolResult(await tool.handler(args, context, extras));
       } catch (e) {
-        return toCallToolResult(error(`${tool.name} failed unexpectedly: ${(e as Error).message}`));
+        return toCallToolResult(
+          error('unexpected', `${tool.name} failed unexpectedly: ${(e as Error).message}`),
+        );
       }
     },
   );

@@ -21,7 +21,7 @@ import {
 import { Breakpoint, BreakpointSpec, BreakpointStore } from './breakpoints';
 import { BreakpointSync } from './breakpointSync';
 import type { Connector } from './connectors';
-import { SessionError, toSessionError } from './errors';
+import { SessionError, sessionErrors, toSessionError } from './errors';
 import { pauseCompiledCode } from './compiledPause';
 import { ExitStatus, describeExit, exitNumber } from './exitStatus';
 import { HandleTable } from './handles';
@@ -296,7 +296,7 @@ export class LuaSession extends EventEmitter<LuaSessionEvents> {
   async pause(): Promise<void> {
     this.require('Running', 'not-running', 'pause');
     if (!this.connection) {
-      throw new SessionError('not-supported', 'The program runs without the debugger (noDebug).');
+      throw sessionErrors.noDebugger();
     }
     if (this.features.has('jitCompiles')) {
       await pauseCompiledCode(this.request('pause', {}, 0), this.settings.compiledPauseMs);
@@ -320,14 +320,14 @@ export class LuaSession extends EventEmitter<LuaSessionEvents> {
    */
   async hotReload(path: string, source?: string): Promise<HotReloadReport> {
     if (!this.machine.is('Running', 'Stopped')) {
-      throw new SessionError(
+      throw sessionErrors.wrongState(
         'invalid-state',
-        `Cannot hot reload: the program is ${this.machine.state.toLowerCase()}, not running or stopped.`,
+        'hot reload',
+        this.machine.state,
+        'running or stopped',
       );
     }
-    if (!this.connection) {
-      throw new SessionError('not-supported', 'The program runs without the debugger (noDebug).');
-    }
+    if (!this.connection) throw sessionErrors.noDebugger();
     return hotReloadFile(
       {
         cwd: this.settings.cwd,
@@ -456,7 +456,7 @@ export class LuaSession extends EventEmitter<LuaSessionEvents> {
   ): Promise<ReplyInfo<C>> {
     const connection = this.connection;
     if (!connection || connection.closed) {
-      throw new SessionError('connection-lost', 'No Lua program is connected.');
+      throw sessionErrors.notConnected();
     }
     try {
       return await connection.request(cmd, info, { timeoutMs });
@@ -642,26 +642,20 @@ export class LuaSession extends EventEmitter<LuaSessionEvents> {
 
   private require(state: SessionState, code: 'not-running' | 'not-stopped', verb: string): void {
     if (this.machine.is(state)) return;
-    throw new SessionError(
-      code,
-      `Cannot ${verb}: the program is ${this.machine.state.toLowerCase()}, not ${state.toLowerCase()}.`,
-    );
+    throw sessionErrors.wrongState(code, verb, this.machine.state, state.toLowerCase());
   }
 
   private requireStop(verb: string): StopInfo {
     this.require('Stopped', 'not-stopped', verb);
-    if (!this.currentStop)
-      throw new SessionError('not-stopped', `Cannot ${verb}: no current stop.`);
+    if (!this.currentStop) throw sessionErrors.noCurrentStop(verb);
     return this.currentStop;
   }
 
   private checkThread(threadId: number): void {
     if (!this.threads().some((t) => t.id === threadId)) {
-      throw new SessionError(
-        'unknown-thread',
-        `There is no thread ${threadId}; the threads are ${this.threads()
-          .map((t) => t.id)
-          .join(', ')}.`,
+      throw sessionErrors.unknownThread(
+        threadId,
+        this.threads().map((t) => t.id),
       );
     }
   }
@@ -669,11 +663,7 @@ export class LuaSession extends EventEmitter<LuaSessionEvents> {
   private frame(frameId: number): Frame {
     const frame = this.frameHandles.get(frameId);
     if (!frame) {
-      throw new SessionError(
-        'unknown-frame',
-        `Frame ${frameId} is not a frame of the current stop; frame ids last only until the ` +
-          'program continues or steps.',
-      );
+      throw sessionErrors.unknownFrame(frameId);
     }
     return frame;
   }
@@ -714,18 +704,12 @@ export async function greetGame(
     });
   } catch (error) {
     const cause = toSessionError(error);
-    throw new SessionError(
-      'handshake-failed',
-      `The Lua program connected but did not complete the LuaPanda handshake: ${cause.message}`,
-    );
+    throw sessionErrors.handshakeFailed(cause.message);
   }
   if (reply.error !== undefined) {
     // The runtime drops the link after a refusal, and would refuse the same settings again: the
     // session ends with the runtime's reason (a code start() does not retry).
-    throw new SessionError(
-      'handshake-refused',
-      `The Lua runtime refused the handshake: ${reply.error}`,
-    );
+    throw sessionErrors.handshakeRefused(reply.error);
   }
   return reply;
 }

@@ -42,7 +42,7 @@ export const setExceptionFilters = defineTool({
     try {
       await session.customRequest('setExceptionBreakpoints', { filters });
     } catch (e) {
-      return error(`The debugger refused the exception filters: ${messageOf(e)}`);
+      return error('debugger-error', `The debugger refused the exception filters: ${messageOf(e)}`);
     }
     return {
       status: 'success',
@@ -68,11 +68,15 @@ function refusedFilters(
 ): ToolResult | undefined {
   const offered = session.exceptionFilters.offered;
   if (offered !== undefined && offered.length === 0) {
-    return error(`The debugger of session "${session.name}" offers no exception filters.`);
+    return error(
+      'not-supported',
+      `The debugger of session "${session.name}" offers no exception filters.`,
+    );
   }
   const unknown = session.exceptionFilters.unknown(filters);
   if (unknown.length === 0) return undefined;
   return error(
+    'invalid-arguments',
     `Unknown exception filter(s): ${unknown.join(', ')}. This debugger offers: ` +
       `${availableFilters(session).join(', ')}.`,
   );
@@ -87,6 +91,7 @@ export function checkStartFilters(
   const unknown = filters.filter((f) => !LUA_EXCEPTION_FILTERS.includes(f));
   if (unknown.length === 0) return undefined;
   return error(
+    'invalid-arguments',
     `Unknown exception filter(s): ${unknown.join(', ')}. Lua offers: ${LUA_EXCEPTION_FILTERS.join(', ')}.`,
   );
 }
