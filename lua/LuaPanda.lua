@@ -20,6 +20,7 @@ local session = require("luapanda.session")
 local coroutines = require("luapanda.coroutines")
 local exceptions = require("luapanda.exceptions")
 local native = require("luapanda.native")
+local linemap = require("luapanda.linemap")
 
 local M = { __runtime = "luapanda-mcp" }
 local pcall = pcall
@@ -37,7 +38,7 @@ for _, m in ipairs({ compat, json, paths, breakpoints, hook, stack, variables, e
   session, coroutines, exceptions, native, require("luapanda.wakeup"), require("luapanda.patches"),
   require("luapanda.hosthandler"), require("luapanda.quietload"), require("luapanda.argerrors"),
   require("luapanda.proghooks"), require("luapanda.jitview"), require("luapanda.conditions"),
-  require("luapanda.consolepipe"), require("luapanda.hotreload") }) do
+  require("luapanda.consolepipe"), require("luapanda.hotreload"), linemap }) do
   registerOwn(m)
 end
 breakpoints.addOwnSource(debug.getinfo(1, "S").source)
@@ -67,6 +68,15 @@ local function begin(mode, host, port)
   compat.resetJitCounters()
   if ok and connected == nil then
     cannotDebug(why)
+    return false
+  end
+  if not ok then
+    -- The runtime failed (a bug, or a customGetSocketInstance that returned no socket): said
+    -- once, naming the module and line, instead of a start() that just returns false.
+    local err = io.stderr
+    if err then
+      pcall(err.write, err, "LuaPanda: start() failed: " .. tostring(linemap.rewrite(tostring(connected))) .. "\n")
+    end
     return false
   end
   return ok and connected or false

@@ -8,6 +8,7 @@
  *   module.c   the Lua-facing functions (luaopen_luapanda_native<abi>) and the shared state
  *   hook.c     the C hook: modes, verdict lookups, the line cache, polls requested by signal
  *   nobpcache.c  the functions known to hold no breakpoint, by address (the hook's hot path)
+ *   coresume.c the common case of the coroutine wrappers (resume and wrap functions)
  *   watcher.c  a thread that notices incoming IDE data and asks the Lua thread, by signal, to poll
  *
  * One build per Lua C ABI (5.1 — also LuaJIT —, 5.2, 5.3, 5.4); the ABI is part of the module
@@ -23,7 +24,7 @@
 #include "lauxlib.h"
 
 /* What the Lua side checks before using the module (bump on any change of the Lua interface). */
-#define LPN_API_VERSION 4
+#define LPN_API_VERSION 5
 
 /* The hook modes of src/protocol/contract.ts (HOOK_MODES), as lua/luapanda/hook.lua uses them (a
  * test checks they agree). NONE: no event but the count (if any). */
@@ -71,6 +72,7 @@ typedef struct LpnState {
   intptr_t entryCi;
   /* Diagnostics. */
   unsigned long polls, verdictCalls, hits, callbackErrors;
+  unsigned long resumesInC, resumesInLua; /* coresume.c: done in C, handed to Lua */
 } LpnState;
 
 extern LpnState lpn;
@@ -95,6 +97,10 @@ int lpn_nobpHas(const void *fn);
 void lpn_nobpStore(lua_State *L, const void *fn);
 void lpn_nobpClear(void);
 void lpn_nobpRelease(lua_State *L);
+
+/* coresume.c */
+int lpn_coroutineFast(lua_State *L);
+int lpn_resumeState(lua_State *L);
 
 /* watcher.c */
 int lpn_watchStart(int fd, const char **why);

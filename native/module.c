@@ -13,6 +13,8 @@
  *   cfunction(fn)                      a C function that calls fn with its arguments: how the
  *                                      runtime's replacements of library functions look to the
  *                                      program like the C functions they replace
+ *   coroutinefast(rawResume, known, MAIN, finish, after) -> makeResume, makeWrap
+ *   resumestate(fast, mainNeedsSnapshot, trackRunning)  see coresume.c
  * Only one Lua state of a process can install it at a time (the hook state is per process).
  */
 #include <string.h>
@@ -241,6 +243,8 @@ static int l_status(lua_State *L) {
   setNumber(L, "verdictCalls", (double)lpn.verdictCalls);
   setNumber(L, "hits", (double)lpn.hits);
   setNumber(L, "callbackErrors", (double)lpn.callbackErrors);
+  setNumber(L, "resumesInC", (double)lpn.resumesInC);
+  setNumber(L, "resumesInLua", (double)lpn.resumesInLua);
   return 1;
 }
 
@@ -288,7 +292,8 @@ static const luaL_Reg functions[] = {
     {"install", l_install}, {"sethook", l_sethook}, {"setluahook", l_setluahook},
     {"setinside", l_setinside}, {"running", l_running}, {"watch", l_watch},
     {"unwatch", l_unwatch}, {"status", l_status}, {"cfunction", l_cfunction},
-    {"forget", l_forget}, {NULL, NULL}};
+    {"forget", l_forget}, {"coroutinefast", lpn_coroutineFast},
+    {"resumestate", lpn_resumeState}, {NULL, NULL}};
 
 #if defined(_WIN32)
 #define LPN_EXPORT __declspec(dllexport)

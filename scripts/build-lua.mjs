@@ -4,10 +4,11 @@
  * drop-in file, dist/lua/LuaPanda.lua. Each module becomes a local loader function in a private
  * table; the bundled `require` of the runtime resolves `luapanda.*` names from that table only, so
  * the file works without any package.path. Output is deterministic (modules in sorted order, no
- * timestamps). A module that is required but missing fails the build loudly. The LuaLS type
- * definitions lua/LuaPanda.meta.lua are copied next to the output unchanged. First,
- * lua/luapanda/contract.lua is regenerated from src/protocol/contract.ts when it differs
- * (scripts/contract-lua.mjs).
+ * timestamps). A module that is required but missing fails the build loudly. A line map (module
+ * `luapanda.bundlemap`) says which module each line comes from, so that the runtime's errors name
+ * `luapanda/hook.lua:157`. The LuaLS type definitions lua/LuaPanda.meta.lua are copied next to
+ * the output unchanged. First, lua/luapanda/contract.lua is regenerated from
+ * src/protocol/contract.ts when it differs (scripts/contract-lua.mjs).
  *
  * Usage: node scripts/build-lua.mjs [--out <file>]
  */
@@ -120,16 +121,36 @@ parts.push('  if value == nil then value = true end');
 parts.push('  __lp_loaded[name] = value');
 parts.push('  return value');
 parts.push('end');
+/** The output line the next part starts on (parts are joined by newlines). */
+const nextLine = () => parts.reduce((n, part) => n + part.split('\n').length, 0) + 1;
+// The line map: where each module's text sits in the bundle, so that the runtime names its own
+// errors by module and line (`luapanda/hook.lua:157`) rather than by a line of this file
+// (lua/luapanda/linemap.lua reads it). Triples: first line, last line, file under lua/.
+const lineMap = [];
+function pushSource(file, source) {
+  const text = stripShebang(source).replace(/\s+$/, '');
+  const first = nextLine();
+  parts.push(text);
+  lineMap.push(first, first + text.split('\n').length - 1, file);
+}
 for (const [name, source] of modules) {
   parts.push(`__lp_loaders[${JSON.stringify(name)}] = function(...)`);
   parts.push(`local require = __lp_require`);
-  parts.push(stripShebang(source).replace(/\s+$/, ''));
+  pushSource(`luapanda/${name.slice('luapanda.'.length)}.lua`, source);
   parts.push('end');
 }
+// One line, before the entry: the entry's own place is known once this line is counted.
+const entryFirst = nextLine() + 2;
+const entryText = stripShebang(entrySource).replace(/\s+$/, '');
+lineMap.push(entryFirst, entryFirst + entryText.split('\n').length - 1, 'lua/LuaPanda.lua');
+parts.push(
+  `__lp_loaded["luapanda.bundlemap"] = { ${lineMap.map((v) => JSON.stringify(v)).join(', ')} }`,
+);
 // The entry's final `return M` must stay the chunk's return value, so it is emitted as the chunk's
 // tail rather than wrapped in a loader.
 parts.push('local require = __lp_require');
-parts.push(stripShebang(entrySource).replace(/\s+$/, ''));
+if (nextLine() !== entryFirst) fail('the line map of the entry is off');
+parts.push(entryText);
 const output = parts.join('\n') + '\n';
 
 mkdirSync(path.dirname(outFile), { recursive: true });

@@ -8,7 +8,7 @@
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import { lmToolContributions } from '../src/extension/lmToolManifest';
-import { listServerTools } from '../src/mcp/serverToolListing';
+import { listServerTools } from '../src/cli/serverToolListing';
 
 async function main(): Promise<void> {
   // Compiled to out/scripts/, two levels below the repository root.

@@ -3,7 +3,7 @@
 // 1. The Lua interpreters the tests and the demo run (lua5.1, lua5.2, lua5.3, lua5.4, luajit) with
 //    luasocket, and a C compiler with the Lua 5.1–5.4 headers for the native accelerator
 //    (scripts/build-native.mjs), and LÖVE with a virtual X server (love, xvfb, xauth) for the
-//    real-engine tests (test/love):
+//    real-engine tests (test/love), and luacheck for `npm run lint`:
 //    installed through apt-get when running as root, otherwise the exact command is printed.
 // 2. The npm dependencies (`npm ci` from the lockfile).
 import { spawnSync } from 'node:child_process';
@@ -29,9 +29,12 @@ const APT_PACKAGES = [
   'love',
   'xvfb',
   'xauth',
+  'lua-check',
 ];
 /** Commands of the LÖVE tests: `xvfb-run -a love <game>` (xvfb-run needs Xvfb and xauth). */
 const LOVE_COMMANDS = ['love', 'xvfb-run', 'Xvfb', 'xauth'];
+/** The Lua linter of `npm run lint` (Debian package lua-check). */
+const LINT_COMMANDS = ['luacheck'];
 
 function run(command, args, options = {}) {
   console.log(`$ ${command} ${args.join(' ')}`);
@@ -65,14 +68,15 @@ function onPath(command) {
 }
 
 /**
- * What is missing: interpreters (with luasocket), the C compiler, Lua headers by version, LÖVE
- * and the virtual X server.
+ * What is missing: interpreters (with luasocket), the C compiler, Lua headers by version, LÖVE,
+ * the virtual X server and luacheck.
  */
 function missingParts() {
   const parts = INTERPRETERS.filter((command) => !luaReady(command));
   if (!compilerWorks()) parts.push('a C compiler (gcc)');
   for (const abi of ABIS) if (!findHeaders(abi)) parts.push(`Lua ${abi.version} headers`);
   parts.push(...LOVE_COMMANDS.filter((command) => !onPath(command)));
+  parts.push(...LINT_COMMANDS.filter((command) => !onPath(command)));
   return parts;
 }
 
@@ -80,7 +84,7 @@ const missing = missingParts();
 if (missing.length === 0) {
   console.log(
     `setup: found ${INTERPRETERS.join(', ')} with luasocket, gcc, the Lua 5.1-5.4 headers, ` +
-      'LÖVE and Xvfb',
+      'LÖVE, Xvfb and luacheck',
   );
 } else if (
   process.platform === 'linux' &&

@@ -299,10 +299,10 @@ end
 
 --- Iterates line, bp over several files' lines; a line held by two files yields the first only
 --- (by path). (No Lua comparator: the hook may run this with almost no C stack left.)
-local function pairsOfLines(entries)
-  if #entries == 1 then return pairs(entries[1].lines) end
+local function pairsOfLines(fileEntries)
+  if #fileEntries == 1 then return pairs(fileEntries[1].lines) end
   local byPath, order = {}, {}
-  for _, entry in ipairs(entries) do
+  for _, entry in ipairs(fileEntries) do
     byPath[entry.path] = entry
     order[#order + 1] = entry.path
   end

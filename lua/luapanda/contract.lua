@@ -18,9 +18,11 @@ M.FEATURES = {
   setField = "setField",
   hotReload = "hotReload",
   functionBreakpoints = "functionBreakpoints",
+  exceptionConditions = "exceptionConditions",
+  trace = "trace",
   jitCompiles = "jitCompiles",
 }
-M.RUNTIME_FEATURES = { "pause", "exceptions", "paging", "hitCondition", "logInterpolation", "functionNames", "coroutines", "configurationDone", "breakpointResults", "setField", "hotReload", "functionBreakpoints" }
+M.RUNTIME_FEATURES = { "pause", "exceptions", "paging", "hitCondition", "logInterpolation", "functionNames", "coroutines", "configurationDone", "breakpointResults", "setField", "hotReload", "functionBreakpoints", "exceptionConditions", "trace" }
 M.STOPS = {
   entry = "stopOnEntry",
   breakpoint = "stopOnBreakpoint",

@@ -8,6 +8,7 @@ local hook = require("luapanda.hook")
 local stack = require("luapanda.stack")
 local patches = require("luapanda.patches")
 local argerrors = require("luapanda.argerrors")
+local native = require("luapanda.native")
 
 local M = {}
 
@@ -97,6 +98,13 @@ finish = function(co, entry, key, generation, ok, ...)
   return ok, ...
 end
 
+-- Where the native wrappers (native/coresume.c) hand over after a resume that needs more than
+-- their bookkeeping (`changed`: hooks changed while it ran). Reached from C where the Lua path's
+-- C face stands, by a tail call, so `finish` sees the frames it sees on the Lua path.
+local function finishFromC(co, entry, key, changed, ...)
+  return finish(co, entry, key, changed and -1 or hook.generation, ...)
+end
+
 --- The dead thread of a coroutine.wrap function (the interpreter's C closure over its thread)
 --- standing at `level` (relative to the caller), which is raising its coroutine's error; or nil.
 function M.deadWrapThreadAt(level)
@@ -150,25 +158,49 @@ local function release(buf, ...)
   return ...
 end
 
+-- The error a wrap function raises for its coroutine's error `err`, and whether it gets the
+-- caller's position in front.
+local function wrapError(co, bodyRan, err)
+  if closesOnError and bodyRan and status(co) == "dead" then
+    local closed, closeErr = raw.close(co)
+    if not closed then err = closeErr end
+  end
+  local t = type(err)
+  return err, t == "string" or (t == "number" and positionsNumbers)
+end
+
+-- The native wrappers' C functions (see M.install): makeResume(impl), makeWrap(impl, co, entry,
+-- buf); nil without the native module.
+local makeResume, makeWrap = nil, nil
+
 local function wrap(...)
   local f = ...
   if type(f) ~= "function" then argerrors.reraise(raw.wrap, "coroutine.wrap", ...) end
   local co = create(f)
-  known[co].wrap = true
+  local entry = known[co]
+  entry.wrap = true
   local buf = {}
-  return patches.visible(function(...)
+  local function impl(...)
     local bodyRan = closesOnError and status(co) == "suspended"
     if keep(buf, resume(co, ...)) then return release(buf, unpack(buf.all or buf, 1, buf.n)) end
-    local err = release(buf, (buf.all or buf)[1])
-    if closesOnError and bodyRan and status(co) == "dead" then
-      local closed, closeErr = raw.close(co)
-      if not closed then err = closeErr end
-    end
-    local t = type(err)
+    local err, positioned = wrapError(co, bodyRan, release(buf, (buf.all or buf)[1]))
     -- The caller's position: 2 is the caller, or the C function this stands behind (patches.lua).
-    if t == "string" or (t == "number" and positionsNumbers) then error(err, 2 + patches.extraLevels()) end
+    if positioned then error(err, 2 + patches.extraLevels()) end
     error(err, 0)
-  end)
+  end
+  if makeWrap then return makeWrap(impl, co, entry, buf) end
+  return patches.visible(impl)
+end
+
+-- The native wrap function's hand-over: stands where `impl` above stands (behind the C function),
+-- with the resume already done (`...`: its results).
+local function wrapFromC(co, entry, key, changed, bodyRan, buf, ...)
+  if keep(buf, finishFromC(co, entry, key, changed, ...)) then
+    return release(buf, unpack(buf.all or buf, 1, buf.n))
+  end
+  local err, positioned = wrapError(co, bodyRan, release(buf, (buf.all or buf)[1]))
+  if positioned then error(err, 2 + patches.extraLevels()) end
+  error(err, 0)
 end
 
 --- While an IDE is attached: the program's coroutine functions are replaced (patches.lua).
@@ -177,8 +209,15 @@ function M.install(s)
   session.setResumerLookup(M.resumerOf)
   local lib = compat.libs.coroutine
   if type(lib) ~= "table" then return end
+  -- With the native module the common case runs in C (native/coresume.c); Lua 5.2's hooks hold
+  -- threads, which takes the Lua path on every resume anyway.
+  local mod = native.module()
+  if mod and mod.coroutinefast and not holdsThreads then
+    makeResume, makeWrap = mod.coroutinefast(raw.resume, known, compat.MAIN, finishFromC, wrapFromC)
+    hook.setResumeState(mod.resumestate)
+  end
   patches.replace(lib, "create", patches.visible(create))
-  patches.replace(lib, "resume", patches.visible(resume))
+  patches.replace(lib, "resume", makeResume and makeResume(resume) or patches.visible(resume))
   patches.replace(lib, "wrap", patches.visible(wrap))
 end
 

@@ -22,7 +22,6 @@ local verdict = breakpoints.verdict
 local verdicts = breakpoints.verdictTable()
 local cFunctions = breakpoints.cFunctions
 local ownFunctions = breakpoints.ownFunctions
-local MAIN = compat.MAIN
 -- The hook modes (the contract's HOOK_MODES; the C hook's LPN_MODE_*).
 local NONE, ELSEWHERE, BELOW, INSIDE = contract.HOOK_MODES.none, contract.HOOK_MODES.elsewhere,
   contract.HOOK_MODES.below, contract.HOOK_MODES.inside
@@ -50,6 +49,7 @@ local refreshAll        -- M.refresh, for the hooks below
 local hooksHoldThreads  -- Lua 5.2: see M.afterResume
 local jitWanted, retryJit -- LuaJIT: the compiler state wanted, and the hook that retries it
 local programHooked = false -- the program has set a hook of its own since the runtime started
+local resumeState = nil     -- the native coroutine wrappers' switch (see M.setResumeState)
 
 -- `inside` (the runtime's own code runs) is mirrored into the C hook, which must then stay quiet.
 local function setInsideFlag(v)
@@ -72,7 +72,8 @@ local function setLuaHook(co, fn, mask, count)
 end
 
 function M.init(callbacks) session = callbacks end
-function M.armGuard() guard = true special = true end
+local updateResumeState
+function M.armGuard() guard = true special = true updateResumeState() end
 function M.setInside(v) local old = inside setInsideFlag(v) return old end
 function M.isInside() return inside end
 function M.pool() return pool end
@@ -374,6 +375,7 @@ end
 --- The program set or removed its own hook on a thread: every thread gets its hook anew.
 function M.onProgramHook(key)
   programHooked = true
+  updateResumeState()
   -- (The main thread's key is not its handle: it must not enter the pool of coroutines.)
   if type(key) == "thread" and not compat.isJIT then pool[key] = true end
   if enabled then M.refresh() end
@@ -556,11 +558,31 @@ retryJit = function()
   if applyJit() or retries > RETRY_LIMIT then
     retries = 0
     if enabled then M.refresh() else setLuaHook(nil) end
+    updateResumeState()
   end
+end
+
+--- Tells the native coroutine wrappers (native/coresume.c) what a resume needs now: only the
+--- bookkeeping they do in C, unless a step runs, a Lua 5.2 hook holds threads, or LuaJIT's one
+--- global hook must follow the running thread; a resume from the main thread of 5.1/LuaJIT takes
+--- the Lua path while breakpoints exist (its frames are snapshotted for the resumer chain). Any
+--- call also sends a resume that is running now to finish in Lua.
+updateResumeState = function()
+  if not resumeState then return end
+  local fast = native ~= nil and enabled and not slow and not hooksHoldThreads
+    and not (isJIT and (bpMode or special or programHooked))
+  resumeState(fast, bpMode, enabled and watching and not isJIT)
+end
+
+--- Registers the switch of the native coroutine wrappers (nil: none in use).
+function M.setResumeState(fn)
+  resumeState = fn
+  updateResumeState()
 end
 
 function M.configure(state)
   M.generation = M.generation + 1
+  if resumeState then resumeState(false, true, false) end
   enabled = state.enabled and true or false
   pollEvery = state.pollEvery or pollEvery
   bpMode = breakpoints.count() > 0
@@ -586,6 +608,7 @@ function M.configure(state)
     return
   end
   M.refresh()
+  updateResumeState()
 end
 
 --- Whether the installed hooks read the IDE's commands by themselves (a count hook, or the

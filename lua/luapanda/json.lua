@@ -126,12 +126,12 @@ encodeValue = function(v, out, depth)
       table.sort(names)
       out[#out + 1] = "{"
       local members = 0
-      local function member(encodedName, value)
+      local function member(encodedName, memberValue)
         if members > 0 then out[#out + 1] = "," end
         members = members + 1
         out[#out + 1] = encodedName
         out[#out + 1] = ":"
-        encodeValue(value, out, depth + 1)
+        encodeValue(memberValue, out, depth + 1)
       end
       for i = 1, #names do
         local name = names[i]
@@ -160,7 +160,7 @@ end
 
 local decodeValue
 
-local function decodeError(text, pos, what)
+local function decodeError(_text, pos, what)
   error({ json = true, message = format("malformed JSON at byte %d: %s", pos, what) }, 0)
 end
 

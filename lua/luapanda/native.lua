@@ -12,7 +12,7 @@ local patches = require("luapanda.patches")
 
 local M = {}
 
-local API_VERSION = 4 -- the interface of native/module.c this runtime speaks
+local API_VERSION = 5 -- the interface of native/module.c this runtime speaks
 local major, minor = string.match(_VERSION, "(%d+)%.(%d+)")
 M.moduleName = "luapanda_native" .. (compat.isJIT and "51" or (tostring(major) .. tostring(minor)))
 
@@ -57,6 +57,9 @@ function M.load(settings)
   return true
 end
 
+--- The installed module, whether or not the hook uses it on this connection (nil if none).
+function M.module() return mod end
+
 --- A new connection: use the module (and its watcher on the link's socket) unless switched off.
 function M.attach(link, settings)
   if not mod then hook.useNative(nil, false) return end
@@ -99,6 +102,7 @@ function M.describe()
   end
   parts[#parts + 1] = string.format("signals %d, polls %d, verdicts %d, hits %d, callback errors %d",
     st.signals or 0, st.polls or 0, st.verdictCalls or 0, st.hits or 0, st.callbackErrors or 0)
+  parts[#parts + 1] = string.format("resumes in C %d, in Lua %d", st.resumesInC or 0, st.resumesInLua or 0)
   return table.concat(parts, "; ")
 end
 

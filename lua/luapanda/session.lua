@@ -24,11 +24,12 @@ local consolepipe = require("luapanda.consolepipe")
 local hotreload = require("luapanda.hotreload")
 local fnbreakpoints = require("luapanda.fnbreakpoints")
 local contract = require("luapanda.contract")
+local errorfilters = require("luapanda.errorfilters")
+local linemap = require("luapanda.linemap")
 
 local S = {}
 
 local getinfo = debug.getinfo
-local MAIN = compat.MAIN
 
 -- Versions, features and stop commands come from the contract (src/protocol/contract.ts).
 local STOPS = contract.STOPS
@@ -71,6 +72,7 @@ S.attachMode = false
 S.stopped = false
 S.config = { logLevel = 1, stopOnEntry = false, base64 = false }
 S.filters = { uncaught = true, caught = false }
+S.filterConditions = {}       -- filter -> texts the error message must contain (errorfilters.lua)
 S.logLines = {}
 S.configurationDone = true
 
@@ -88,6 +90,7 @@ function S.setResumerLookup(fn) resumerOf = fn end
 
 -- Logging ----------------------------------------------------------------------------------
 local function remember(text)
+  text = linemap.rewrite(text)
   local lines = S.logLines
   lines[#lines + 1] = text
   if #lines > 50 then table.remove(lines, 1) end
@@ -115,15 +118,22 @@ end
 
 --- Log frame: kind 0 output, 1 tip, 2 debug_console (upstream printToVSCode).
 function S.log(text, level, kind)
-  text = tostring(text)
-  remember(text)
   level = level or 1
+  -- Errors name the runtime's own lines by module (luapanda/hook.lua:157), not by bundle line.
+  text = level >= 2 and linemap.rewrite(tostring(text)) or tostring(text)
+  remember(text)
   if S.link and level >= (S.config.logLevel or 1) then
     local cmd = (kind == 1 and "tip") or (kind == 2 and "debug_console") or (kind == 3 and "tipError") or "output"
     -- Launch mode: in the program's stdout, in order with what it printed (consolepipe.lua).
     if cmd == "debug_console" and consolepipe.write(text) then return end
     S.send(cmd, { logInfo = text }, "0")
   end
+end
+
+--- One trace line for the IDE (feature "trace"), sent only when the IDE asked for them in
+--- initSuccess: the runtime's own view of what it does, for bug reports.
+function S.trace(text)
+  if S.config.trace and S.link then S.send("trace", { logInfo = text }, "0") end
 end
 
 local function sendMemory()
@@ -135,9 +145,29 @@ local function slowNeeded()
   return step ~= nil or pausePending or entryKey ~= nil or bpKey ~= nil
 end
 
+-- The hook mode last traced, so that only changes are told.
+local tracedMode = nil
+
+--- The hook mode in words, as hook.lua chose it.
+local function hookMode()
+  local h = hook.state()
+  local mode = not h.enabled and "off"
+    or h.slow and "line hooks everywhere (a step, pause, entry stop or BP() is pending)"
+    or h.bpMode and "call hooks (breakpoints are set)"
+    or "idle (polling for commands only)"
+  return "hook mode: " .. mode .. (h.native and ", native" or "")
+end
+
 function S.updateHooks()
   hook.configure({ enabled = S.link ~= nil, pollEvery = S.settings.pollInstructions, slow = slowNeeded(),
     jitOff = S.settings.jitOffWhileAttached })
+  if S.config.trace and S.link then
+    local mode = hookMode()
+    if mode ~= tracedMode then
+      tracedMode = mode
+      S.trace(mode)
+    end
+  end
 end
 
 -- Levels --------------------------------------------------------------------------------------
@@ -431,6 +461,10 @@ function S.onException(message, uncaught, marker, thread, assertion, threadError
   local asked = assertion and S.filters.assert
   if uncaught and not (S.filters.uncaught or asked) then return false end
   if not uncaught and not (S.filters.caught or asked) then return false end
+  local text = type(message) == "string" and message or safe.tostring(message)
+  if not errorfilters.allows(S.filters, S.filterConditions, text, uncaught, assertion) then
+    return false
+  end
   local base = 2
   if marker then
     for l = 2, 200 do
@@ -439,7 +473,6 @@ function S.onException(message, uncaught, marker, thread, assertion, threadError
       if info.func == marker then base = l + 1 break end
     end
   end
-  local text = type(message) == "string" and message or safe.tostring(message)
   S.stop(STOPS.exception, base, { exceptionText = text, uncaught = uncaught and true or false }, thread,
     threadError)
   return true
@@ -463,7 +496,7 @@ local INIT_FIELDS = {
   DistinguishSameNameFile = FLAG,
   luaFileExtension = TEXT, cwd = TEXT, truncatedOPath = TEXT, TruncatedOPath = TEXT, OSType = TEXT,
   adapterVersion = TEXT, TempFilePath = TEXT, clibPath = TEXT,
-  logLevel = NUMBER, pagingLimit = NUMBER,
+  logLevel = NUMBER, pagingLimit = NUMBER, trace = FLAG,
 }
 
 --- The first field of `info` with a type it may not have, as a message naming it, or nil.
@@ -523,6 +556,8 @@ function commands.initSuccess(info, id)
   c.base64 = str(info.isNeedB64EncodeStr) == "true"
   c.pagingLimit = tonumber(info.pagingLimit)
   c.waitConfigurationDone = str(info.waitConfigurationDone) == "true"
+  c.trace = str(info.trace) == "true"
+  tracedMode = nil
   c.adapterVersion = str(info.adapterVersion, "")
   local osType = type(info.OSType) == "string" and info.OSType or "Windows_NT"
   paths.configure({
@@ -583,14 +618,9 @@ function commands.setFunctionBreakPoint(info, id)
   if not S.stopped then S.updateHooks() end
 end
 
+-- `conditions` (feature exceptionConditions): filter -> texts the error message must contain.
 function commands.setExceptionBreakpoints(info, id)
-  local filters = { uncaught = false, caught = false, assert = false }
-  if type(info.filters) == "table" then
-    for _, f in ipairs(info.filters) do
-      if f == "uncaught" or f == "caught" or f == "assert" then filters[f] = true end
-    end
-  end
-  S.filters = filters
+  S.filters, S.filterConditions = errorfilters.parse(info)
   S.send("setExceptionBreakpoints", {}, id)
   if S.initialized then exceptions.apply(S) end
 end
@@ -713,6 +743,8 @@ function S.handle(text)
   end
   local info = msg.info
   if type(info) ~= "table" then info = {} end
+  if S.config.trace then S.trace("command " .. cmd .. (id ~= "0" and (" #" .. id) or "")
+    .. (S.stopped and " (stopped)" or " (running)")) end
   local ok, result = pcall(handler, info, id)
   if not ok then
     S.log("LuaPanda: command " .. cmd .. " failed: " .. tostring(result), 2)
@@ -855,7 +887,7 @@ function S.handshake(link)
   S.handshakeRefused = nil
   breakpoints.clear()
   step, pausePending, entryKey, bpKey, dupGuards = nil, false, nil, nil, {}
-  S.filters = { uncaught = true, caught = false }
+  S.filters, S.filterConditions = { uncaught = true, caught = false }, {}
   if not serveUntil(link, function() return S.initialized or S.handshakeRefused ~= nil end,
     S.settings.handshakeTimeoutSec) then
     return false
@@ -896,6 +928,7 @@ function S.disconnect(reason)
   S.link = nil
   S.stopped = false
   S.initialized = false
+  S.config.trace = false -- the next IDE asks for trace lines again, or gets none
   step, pausePending, entryKey, bpKey, dupGuards = nil, false, nil, nil, {}
   breakpoints.clear()
   variables.reset()

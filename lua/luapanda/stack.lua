@@ -132,7 +132,7 @@ end
 function M.capture(base, resumerOf, thread, threadError)
   M.reset()
   local total = levelsFromCaller() - 1 -- relative to M.capture's caller
-  local key, handle = compat.currentThread()
+  local key = compat.currentThread()
   local coName = key == compat.MAIN and "main" or tostring(key)
   -- A coroutine that died of an error keeps its stack: its frames come first, as it resumed
   -- from the running code (a list: coroutines that died of the same error, innermost first).

@@ -16,24 +16,34 @@ interface Entry<K extends keyof Capabilities> {
 
 type Table = { readonly [K in keyof Capabilities]: Entry<K> };
 
+/** Every filter takes a condition: text the error message must contain (tested by the runtime). */
+const CONDITION = {
+  supportsCondition: true,
+  conditionDescription:
+    'Stop only when the error message contains this text (plain text, not a pattern), e.g. "attempt to index"',
+} as const;
+
 export const EXCEPTION_FILTERS: DebugProtocol.ExceptionBreakpointsFilter[] = [
   {
     filter: 'uncaught',
     label: 'Uncaught Errors',
     description: 'Stop when an error is not caught by pcall/xpcall.',
     default: true,
+    ...CONDITION,
   },
   {
     filter: 'caught',
     label: 'Caught Errors',
     description: 'Stop on errors that a pcall/xpcall will catch.',
     default: false,
+    ...CONDITION,
   },
   {
     filter: 'assert',
     label: 'Failed Assertions',
     description: 'Stop when an assert() fails, caught by pcall/xpcall or not.',
     default: false,
+    ...CONDITION,
   },
 ];
 
@@ -113,7 +123,10 @@ export const CAPABILITY_TABLE: Table = {
   supportsClipboardContext: { value: true, note: 'evaluated like a watch' },
   supportsSteppingGranularity: { value: false, note: 'lines only' },
   supportsInstructionBreakpoints: { value: false, note: '' },
-  supportsExceptionFilterOptions: { value: false, note: '' },
+  supportsExceptionFilterOptions: {
+    value: true,
+    note: 'a condition on each filter: text the error message must contain, tested by the runtime before it stops (a plain substring: cheap and predictable); with a runtime older than the feature `exceptionConditions` that filter is off (unverified, with the reason)',
+  },
   supportsSingleThreadExecutionRequests: {
     value: false,
     note: 'coroutines stop and resume together',

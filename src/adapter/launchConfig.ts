@@ -6,6 +6,7 @@
  */
 import * as path from 'node:path';
 import { z } from 'zod';
+import { parseTraceTags } from '../common/trace';
 import { DEFAULT_LUA_PORT } from '../protocol';
 import { DEFAULT_SETTINGS, SessionSettings } from '../session';
 
@@ -44,6 +45,17 @@ const common = {
   connectionTimeout: z.number().positive().optional(),
   /** Ours: seconds to wait for each reply of the Lua side (default 10). */
   requestTimeout: z.number().positive().optional(),
+  /** Ours: trace what crosses the debugger's boundaries: true (every tag) or a list of tags. */
+  trace: z
+    .union([z.boolean(), z.string(), z.array(z.string())])
+    .optional()
+    .superRefine((value, context) => {
+      try {
+        parseTraceTags(value);
+      } catch (error) {
+        context.addIssue({ code: 'custom', message: (error as Error).message });
+      }
+    }),
 };
 
 export const launchArgumentsSchema = z

@@ -21,8 +21,9 @@ import {
 import type { DebugProtocol } from '@vscode/debugprotocol';
 import * as path from 'node:path';
 import { deferred, withTimeout } from '../common/async';
+import { TraceSink, TraceTag, Tracer, getProcessTracer, parseTraceTags } from '../common/trace';
 import {
-  ExceptionFilter,
+  ExceptionFilterSpec,
   LuaSession,
   SessionConnection,
   SessionError,
@@ -56,6 +57,7 @@ import { ENDED_EVENT, EndedEventBody } from './endedEvent';
 import { WARNING_EVENT, WarningEventBody } from './warningEvent';
 import { evaluateBody } from './evaluation';
 import { GameWait } from './gameWait';
+import { exceptionFilterBreakpoints, exceptionFilterRequests } from './exceptionFilterArgs';
 import {
   childConfiguration,
   claimGame,
@@ -89,12 +91,20 @@ function silenceLogger(): void {
 /** How long launch/attach wait for the client's configurationDone before going on. */
 const CONFIGURATION_DONE_TIMEOUT_MS = 10_000;
 
+/** The `trace` launch attribute as validated. */
+type TraceSwitch = LaunchArguments['trace'];
+
 export interface LuaDebugSessionOptions {
   /**
    * Whether a further game on the attach port gets a child session (default true). Only an adapter
    * whose child sessions run in this process can hand a connection over (inline, `--server`).
    */
   readonly gamesInChildSessions?: boolean;
+  /**
+   * Where the lines of a `trace` launch attribute go (VS Code: a log output channel); default,
+   * the client's debug console.
+   */
+  readonly traceSink?: TraceSink;
 }
 
 export class LuaDebugSession extends LoggingDebugSession {
@@ -110,6 +120,8 @@ export class LuaDebugSession extends LoggingDebugSession {
   private failureInResponse = false;
   /** The attach wait shown as progress, while the game is awaited after the attach response. */
   private gameWait: GameWait | undefined;
+  /** The process's tracer, plus the `trace` launch attribute's channel once launch/attach came. */
+  private tracer: Tracer = getProcessTracer();
 
   constructor(private readonly options: LuaDebugSessionOptions = {}) {
     super();
@@ -146,7 +158,7 @@ export class LuaDebugSession extends LoggingDebugSession {
   ): Promise<void> {
     await this.respondToStart(response, async () => {
       const args: LaunchArguments = parseArguments(launchArgumentsSchema, raw);
-      const session = this.createSession(toSessionSettings(args));
+      const session = this.createSession(toSessionSettings(args), args.trace, raw);
       await this.waitForConfiguration();
       const cwd = session.settings.cwd;
       const runtimeDir = findRuntimeDir(args.runtimePath);
@@ -164,6 +176,7 @@ export class LuaDebugSession extends LoggingDebugSession {
           requestTimeoutMs: session.settings.requestTimeoutMs,
           noDebug: args.noDebug,
           listenHost: args.connectionHost,
+          tracer: session.settings.tracer,
         }),
       );
       // Loopback (the default) goes without saying; a port open to the network is said once.
@@ -193,8 +206,9 @@ export class LuaDebugSession extends LoggingDebugSession {
     }
     await this.respondToStart(response, async () => {
       const args: AttachArguments = parseArguments(attachArgumentsSchema, raw);
-      const session = this.createSession(toSessionSettings(args));
+      const session = this.createSession(toSessionSettings(args), args.trace, raw);
       await this.waitForConfiguration();
+      const tracer = session.settings.tracer;
       const port = args.connectionPort ?? DEFAULT_ATTACH_PORT;
       const requestTimeoutMs = session.settings.requestTimeoutMs;
       const seconds = args.connectionTimeout ?? ATTACH_CONNECT_TIMEOUT_S;
@@ -202,13 +216,20 @@ export class LuaDebugSession extends LoggingDebugSession {
       const listenHost = args.connectionHost;
       const connector =
         dialHost !== undefined
-          ? dialConnector({ host: dialHost, port, requestTimeoutMs, connectionTimeoutS: seconds })
+          ? dialConnector({
+              host: dialHost,
+              port,
+              requestTimeoutMs,
+              connectionTimeoutS: seconds,
+              tracer,
+            })
           : await this.orAbandon(session, () =>
               listenConnector({
                 port,
                 host: listenHost,
                 requestTimeoutMs,
                 connectionTimeoutS: seconds,
+                tracer,
               }),
             );
       const childSessions = this.options.gamesInChildSessions !== false;
@@ -287,10 +308,10 @@ export class LuaDebugSession extends LoggingDebugSession {
     args: DebugProtocol.SetExceptionBreakpointsArguments,
   ): Promise<void> {
     await this.respond(response, async () => {
-      const filters = args.filters.filter(
-        (f): f is ExceptionFilter => f === 'uncaught' || f === 'caught' || f === 'assert',
-      );
-      await this.requireSession().setExceptionFilters(filters);
+      const requests = exceptionFilterRequests(args);
+      const specs = requests.filter((r): r is ExceptionFilterSpec => r !== undefined);
+      const results = await this.requireSession().setExceptionFilters(specs);
+      response.body = { breakpoints: exceptionFilterBreakpoints(requests, results) };
     });
   }
 
@@ -562,7 +583,7 @@ export class LuaDebugSession extends LoggingDebugSession {
           'The game this session was opened for has gone (it disconnected, or its session opened too late).',
         );
       }
-      const session = this.createSession(toSessionSettings(args));
+      const session = this.createSession(toSessionSettings(args), args.trace, raw);
       await this.waitForConfiguration();
       await session.start(handoffConnector(offer.connection, offer.handshake, offer.endpoint));
     });
@@ -570,19 +591,62 @@ export class LuaDebugSession extends LoggingDebugSession {
 
   // ---------------------------------------------------------------------------------------------
 
-  private createSession(settings: SessionSettings): LuaSession {
+  private createSession(
+    settings: SessionSettings,
+    trace: TraceSwitch,
+    request: object,
+  ): LuaSession {
     if (this.session) {
       throw new SessionError(
         'invalid-state',
         'This debug adapter already runs a session; start a new one.',
       );
     }
-    const session = new LuaSession(settings, scanLuaFiles(settings.cwd, settings.luaFileExtension));
+    this.startTrace(trace, request);
+    const session = new LuaSession(
+      { ...settings, tracer: this.tracer },
+      scanLuaFiles(settings.cwd, settings.luaFileExtension),
+    );
     this.session = session;
     this.subscribe(session);
     // Now the client may send breakpoints and configurationDone.
     this.sendEvent(new InitializedEvent());
     return session;
+  }
+
+  /**
+   * The `trace` attribute adds its tags, to the trace sink or the debug console; the trace then
+   * starts with the request that asked for it.
+   */
+  private startTrace(trace: TraceSwitch, request: object): void {
+    const tags = parseTraceTags(trace);
+    if (tags.length === 0) return;
+    const sink = this.options.traceSink ?? ((tag, text) => this.sendTraceLine(tag, text));
+    this.tracer = this.tracer.with(tags, sink);
+    this.tracer.log(
+      'dap',
+      () => `trace on (${tags.join(', ')}); arguments ${JSON.stringify(request)}`,
+    );
+  }
+
+  /** A trace line in the debug console; not itself traced (it would trace itself for ever). */
+  private sendTraceLine(tag: TraceTag, text: string): void {
+    super.sendEvent(new OutputEvent(`[${tag}] ${text}\n`, 'console'));
+  }
+
+  protected override dispatchRequest(request: DebugProtocol.Request): void {
+    this.tracer.log('dap', () => `→ ${JSON.stringify(request)}`);
+    super.dispatchRequest(request);
+  }
+
+  override sendResponse(response: DebugProtocol.Response): void {
+    this.tracer.log('dap', () => `← ${JSON.stringify(response)}`);
+    super.sendResponse(response);
+  }
+
+  override sendEvent(event: DebugProtocol.Event): void {
+    this.tracer.log('dap', () => `← ${JSON.stringify(event)}`);
+    super.sendEvent(event);
   }
 
   private subscribe(session: LuaSession): void {

@@ -3,10 +3,12 @@
  * `luapanda-dap`: the `luapanda` debug adapter as a standalone program. With no argument it
  * speaks DAP on stdin/stdout (one session); with `--server=PORT` it listens on 127.0.0.1:PORT
  * and runs one session per connection (handy for debugging the adapter itself). Programs it
- * launched are ended when it exits.
+ * launched are ended when it exits. `--trace[=TAGS]` traces to stderr (`--trace-file=FILE`: to
+ * a file) what crosses the adapter, as LUAPANDA_TRACE does.
  */
 import * as net from 'node:net';
 import { LuaDebugSession } from '../adapter';
+import { setProcessTracer, tracerFromSwitches } from '../common/trace';
 import { killAllDebuggees } from '../session';
 
 function serverPort(argv: string[]): number | undefined {
@@ -20,7 +22,26 @@ function serverPort(argv: string[]): number | undefined {
   return port;
 }
 
+/** `--trace[=TAGS]` and `--trace-file=FILE` replace the environment's trace switches. */
+function configureTrace(argv: string[]): void {
+  const trace = argv.find((a) => a === '--trace' || a.startsWith('--trace='));
+  const file = argv.find((a) => a.startsWith('--trace-file='));
+  if (trace === undefined && file === undefined) return;
+  try {
+    setProcessTracer(
+      tracerFromSwitches(
+        trace === undefined ? process.env.LUAPANDA_TRACE : trace.slice('--trace='.length) || 'all',
+        file === undefined ? process.env.LUAPANDA_TRACE_FILE : file.slice('--trace-file='.length),
+      ),
+    );
+  } catch (e) {
+    console.error(`luapanda-dap: cannot trace: ${(e as Error).message}`);
+    process.exit(2);
+  }
+}
+
 function main(): void {
+  configureTrace(process.argv.slice(2));
   process.on('exit', killAllDebuggees);
   for (const signal of ['SIGTERM', 'SIGINT', 'SIGHUP'] as const) {
     process.on(signal, () => process.exit(0));

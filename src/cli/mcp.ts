@@ -5,6 +5,7 @@
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
+import { parseTraceTags, setProcessTracer, tracerFromSwitches } from '../common/trace';
 import { DEFAULT_MCP_PORT, startHttpServer } from '../mcp/transport/http';
 import { serveStdio } from '../mcp/transport/stdio';
 import { DEFAULT_BRIDGE_WAIT_SECONDS, runStdioBridge } from '../mcp/transport/stdioBridge';
@@ -30,6 +31,10 @@ options:
                              requests meanwhile; 0 = fail at once (default ${DEFAULT_BRIDGE_WAIT_SECONDS}). A restarted
                              server gets a new session transparently.
   --allow-outside-workspace  allow breakpoints in files outside the workspace folder
+  --trace[=TAGS]             trace to stderr what crosses the debugger, for bug reports: every tag, or a
+                             comma-separated list of wire.send, wire.receive (wire: both), dap, mcp.call,
+                             session.state, runtime (default: the LUAPANDA_TRACE environment variable)
+  --trace-file FILE          append the trace to FILE instead (alone: every tag; LUAPANDA_TRACE_FILE)
   --help, --version`;
 
 export interface CliOptions {
@@ -42,6 +47,10 @@ export interface CliOptions {
   /** With --connect: how long to wait for an unreachable HTTP server. */
   waitSeconds: number;
   allowOutsideWorkspace: boolean;
+  /** --trace: the tags to trace (`all` for every one); undefined: the environment decides. */
+  trace?: string;
+  /** --trace-file: where the trace goes instead of stderr. */
+  traceFile?: string;
 }
 
 export class UsageError extends Error {}
@@ -56,6 +65,8 @@ export function parseArgs(argv: string[], env: NodeJS.ProcessEnv = process.env):
   let timeoutSeconds = 30;
   let waitSeconds = DEFAULT_BRIDGE_WAIT_SECONDS;
   let allowOutsideWorkspace = false;
+  let trace: string | undefined;
+  let traceFile: string | undefined;
   const value = (i: number, flag: string): string => {
     const v = argv[i + 1];
     if (v === undefined || v.startsWith('--')) throw new UsageError(`${flag} needs a value`);
@@ -108,6 +119,17 @@ export function parseArgs(argv: string[], env: NodeJS.ProcessEnv = process.env):
       case '--allow-outside-workspace':
         allowOutsideWorkspace = true;
         break;
+      case '--trace':
+        trace = inline ?? 'all';
+        try {
+          parseTraceTags(trace);
+        } catch (e) {
+          throw new UsageError(`--trace: ${(e as Error).message}`);
+        }
+        break;
+      case '--trace-file':
+        traceFile = path.resolve(take());
+        break;
       default:
         throw new UsageError(`unknown argument: ${arg}`);
     }
@@ -127,6 +149,8 @@ export function parseArgs(argv: string[], env: NodeJS.ProcessEnv = process.env):
     timeoutSeconds,
     waitSeconds,
     allowOutsideWorkspace,
+    trace,
+    traceFile,
   };
 }
 
@@ -153,6 +177,20 @@ export async function main(argv: string[]): Promise<number> {
     if (!(e instanceof UsageError)) throw e;
     console.error(`luapanda-mcp: ${e.message}\nRun luapanda-mcp --help for usage.`);
     return 2;
+  }
+  if (options.trace !== undefined || options.traceFile !== undefined) {
+    // The switches replace LUAPANDA_TRACE (stdout is the protocol: the trace goes to stderr).
+    try {
+      setProcessTracer(
+        tracerFromSwitches(
+          options.trace ?? process.env.LUAPANDA_TRACE,
+          options.traceFile ?? process.env.LUAPANDA_TRACE_FILE,
+        ),
+      );
+    } catch (e) {
+      console.error(`luapanda-mcp: cannot trace: ${(e as Error).message}`);
+      return 2;
+    }
   }
   if (options.mode === 'bridge') {
     return runStdioBridge(options.connect!, {

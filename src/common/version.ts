@@ -1,7 +1,6 @@
 /**
- * The package version, read once from package.json (bundled by webpack): the one place every
- * part that names a version takes it from — the CLI, the MCP server and its `/health`, and the
- * Lua runtime (src/protocol/contract.ts stamps it into the Lua build).
+ * The package version, read once from package.json (webpack bundles it into the extension and
+ * the command-line entries). In src/common, below every layer, so that any layer may name it.
  */
 import packageJson from '../../package.json';
 

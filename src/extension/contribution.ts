@@ -50,6 +50,11 @@ export const ATTRIBUTE_DESCRIPTIONS: Record<string, string> = {
   description: 'Upstream only: accepted and ignored.',
   connectionTimeout: 'Seconds to wait for the program to connect (launch 10, attach 30).',
   requestTimeout: 'Seconds to wait for each reply of the Lua side (default 10).',
+  trace:
+    'Trace what crosses the debugger (for bug reports), to the "LuaPanda Trace" output channel: ' +
+    'true for everything, or a list of tags: "wire.send", "wire.receive" (every frame to and from ' +
+    'the game; "wire" for both), "dap", "mcp.call", "session.state", "runtime" (the runtime\'s ' +
+    'own lines: hook modes, commands).',
 };
 
 /** Attributes VS Code itself defines for every configuration. */

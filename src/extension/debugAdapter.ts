@@ -10,14 +10,31 @@
  */
 import * as vscode from 'vscode';
 import { LuaDebugSession } from '../adapter/luaDebugSession';
+import { setProcessTracer, tracerFromSwitches } from '../common/trace';
 import { DEBUG_TYPE, INITIAL_CONFIGURATIONS } from './contribution';
+import { TraceChannel } from './traceChannel';
 
 export function registerLuaDebugger(runtimeDir: string): vscode.Disposable[] {
+  const traceChannel = new TraceChannel();
+  // LUAPANDA_TRACE in VS Code's environment: the whole window's trace (every session, the MCP
+  // tool calls) goes to the channel, where stderr would be out of sight.
+  try {
+    setProcessTracer(
+      tracerFromSwitches(
+        process.env.LUAPANDA_TRACE,
+        process.env.LUAPANDA_TRACE_FILE,
+        traceChannel.sink,
+      ),
+    );
+  } catch {
+    // A mistyped variable: the process tracer says so on stderr and traces nothing.
+  }
   return [
+    traceChannel,
     vscode.debug.registerDebugAdapterDescriptorFactory(DEBUG_TYPE, {
       createDebugAdapterDescriptor: () =>
         new vscode.DebugAdapterInlineImplementation(
-          new LuaDebugSession() as unknown as vscode.DebugAdapter,
+          new LuaDebugSession({ traceSink: traceChannel.sink }) as unknown as vscode.DebugAdapter,
         ),
     }),
     vscode.debug.registerDebugConfigurationProvider(

@@ -14,7 +14,11 @@ import { offeredGameId } from '../adapter/gameHandoff';
 import { DebugChannel, DebugSessionPort, LaunchConfiguration, StartOptions } from '../mcp/channel';
 import { VscodeBreakpoints } from './vscodeBreakpoints';
 import { ChannelEventSource } from '../mcp/channelEvents';
-import { ExceptionFilterState } from '../mcp/exceptionFilters';
+import {
+  ExceptionFilterEntry,
+  ExceptionFilterState,
+  exceptionBreakpointsArgs,
+} from '../mcp/exceptionFilters';
 
 /** Marks the configurations the channel starts, so it can find the session VS Code creates. */
 const START_MARKER = '__luapandaMcpStart';
@@ -44,7 +48,11 @@ class VscodeSessionPort implements DebugSessionPort {
   ended = false;
   readonly exceptionFilters = new ExceptionFilterState();
 
-  constructor(readonly session: vscode.DebugSession) {
+  constructor(
+    readonly session: vscode.DebugSession,
+    /** The root of the attach session a further game came in on, for a game's own session. */
+    readonly parentId?: string,
+  ) {
     this.focus = session;
   }
   get id(): string {
@@ -79,7 +87,7 @@ export class VscodeDebugChannel
   /** Launch or attach failures seen by the tracker, by start marker. */
   private readonly startFailures = new Map<string, string>();
   /** Exception filters a tool asked for at start, by start marker. */
-  private readonly startFilters = new Map<string, readonly string[]>();
+  private readonly startFilters = new Map<string, readonly ExceptionFilterEntry[]>();
   private readonly subscriptions: vscode.Disposable[] = [];
 
   constructor() {
@@ -190,7 +198,9 @@ export class VscodeDebugChannel
       this.rootOf.set(session.id, parentRoot);
       return parentRoot;
     }
-    const port = new VscodeSessionPort(session);
+    const attachRoot =
+      ownGame && session.parentSession ? this.rootOf.get(session.parentSession.id) : undefined;
+    const port = new VscodeSessionPort(session, attachRoot?.id);
     this.roots.set(session.id, port);
     this.rootOf.set(session.id, port);
     this.emitter.emit('started', port);
@@ -223,9 +233,9 @@ export class VscodeDebugChannel
           // a Lua program connects later still).
           const filters = startFilters;
           startFilters = undefined;
-          Promise.resolve(session.customRequest('setExceptionBreakpoints', { filters })).catch(
-            () => undefined,
-          );
+          Promise.resolve(
+            session.customRequest('setExceptionBreakpoints', exceptionBreakpointsArgs(filters)),
+          ).catch(() => undefined);
         }
       },
       onDidSendMessage: (message: DebugProtocol.ProtocolMessage) => {

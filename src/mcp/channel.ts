@@ -5,7 +5,7 @@
  * Code's own debug API, so the same tools drive any debugger the user has.
  */
 import type { DebugProtocol } from '@vscode/debugprotocol';
-import type { ExceptionFilterState } from './exceptionFilters';
+import type { ExceptionFilterEntry, ExceptionFilterState } from './exceptionFilters';
 
 export interface Disposable {
   dispose(): void;
@@ -17,6 +17,11 @@ export interface DebugSessionPort {
   readonly name: string;
   /** The debug type: `luapanda`, `node`, … */
   readonly type: string;
+  /**
+   * For a further game on an attach port: the id of the attach session it came in on (its own
+   * program, not part of the parent's).
+   */
+  readonly parentId?: string;
   /** Sends a DAP request and resolves with the response body; rejects with the adapter's message. */
   customRequest(command: string, args?: unknown): Promise<unknown>;
   /** The exception filters in effect (as last sent to the debugger) and those it offers. */
@@ -29,7 +34,7 @@ export interface StartOptions {
    * Exception filters to apply before the program runs, instead of the debugger's defaults (or,
    * in VS Code, the Breakpoints view's choice).
    */
-  exceptionFilters?: readonly string[];
+  exceptionFilters?: readonly ExceptionFilterEntry[];
 }
 
 /** A launch configuration as written in launch.json. */

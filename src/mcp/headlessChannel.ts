@@ -7,7 +7,11 @@ import type { DebugProtocol } from '@vscode/debugprotocol';
 import { settleWithin } from '../common/async';
 import { DebugChannel, DebugSessionPort, LaunchConfiguration, StartOptions } from './channel';
 import { DapClient, DapEndpoint } from './dapClient';
-import { ExceptionFilterState } from './exceptionFilters';
+import {
+  ExceptionFilterEntry,
+  ExceptionFilterState,
+  exceptionBreakpointsArgs,
+} from './exceptionFilters';
 import { HeadlessBreakpoints } from './headlessBreakpoints';
 import { resolveVariables } from './launchConfig';
 import { ChannelEventSource } from './channelEvents';
@@ -36,6 +40,7 @@ class HeadlessSession implements DebugSessionPort {
     readonly request: string,
     readonly client: DapClient,
     readonly adapter: DapEndpoint,
+    readonly parentId: string | undefined,
   ) {}
 
   customRequest(command: string, args?: unknown): Promise<unknown> {
@@ -57,9 +62,15 @@ export class HeadlessChannel extends ChannelEventSource implements DebugChannel 
     return [this.options.workspaceFolder];
   }
 
-  async startDebugging(
+  startDebugging(config: LaunchConfiguration, options: StartOptions): Promise<DebugSessionPort> {
+    return this.start(config, options, undefined);
+  }
+
+  /** Starts a session; `parentId`: the attach session a further game came in on. */
+  private async start(
     config: LaunchConfiguration,
     options: StartOptions,
+    parentId: string | undefined,
   ): Promise<DebugSessionPort> {
     const resolved = resolveVariables(config, this.options.workspaceFolder);
     const adapter = this.options.createAdapter(resolved.type);
@@ -76,10 +87,11 @@ export class HeadlessChannel extends ChannelEventSource implements DebugChannel 
       const request = args as DebugProtocol.StartDebuggingRequestArguments;
       const child = { ...request.configuration, request: request.request } as LaunchConfiguration;
       const filters = session.exceptionFilters.active;
-      void this.startDebugging(child, {
-        noDebug: false,
-        ...(filters ? { exceptionFilters: filters } : {}),
-      }).catch(() => undefined);
+      void this.start(
+        child,
+        { noDebug: false, ...(filters ? { exceptionFilters: filters } : {}) },
+        session.id,
+      ).catch(() => undefined);
       return undefined;
     });
     const session = new HeadlessSession(
@@ -89,6 +101,7 @@ export class HeadlessChannel extends ChannelEventSource implements DebugChannel 
       resolved.request,
       client,
       adapter,
+      parentId,
     );
     this.live.set(session.id, session);
     this.emitter.emit('started', session);
@@ -178,7 +191,7 @@ export class HeadlessChannel extends ChannelEventSource implements DebugChannel 
 
   private async configure(
     session: HeadlessSession,
-    exceptionFilters: readonly string[] | undefined,
+    exceptionFilters: readonly ExceptionFilterEntry[] | undefined,
   ): Promise<void> {
     if (this.configured.has(session)) return;
     this.configured.add(session);
@@ -188,7 +201,7 @@ export class HeadlessChannel extends ChannelEventSource implements DebugChannel 
     });
     if (session.capabilities.exceptionBreakpointFilters) {
       const filters = exceptionFilters ?? session.exceptionFilters.defaults();
-      await session.customRequest('setExceptionBreakpoints', { filters: [...filters] });
+      await session.customRequest('setExceptionBreakpoints', exceptionBreakpointsArgs(filters));
     }
     if (session.capabilities.supportsConfigurationDoneRequest) {
       await session.client.request('configurationDone', {});

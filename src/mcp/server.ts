@@ -6,6 +6,7 @@
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { ListToolsRequestSchema, type Tool } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
+import { getProcessTracer } from '../common/trace';
 import { PACKAGE_VERSION } from '../common/version';
 import { error, toCallToolResult } from './results';
 import { listTools } from './toolListing';
@@ -143,13 +144,16 @@ function registerTool(
             .catch(() => undefined);
         },
       };
+      const tracer = context.tracer ?? getProcessTracer();
+      tracer.log('mcp.call', () => `→ ${tool.name} ${JSON.stringify(args)}`);
+      let result;
       try {
-        return toCallToolResult(await tool.handler(args, context, extras));
+        result = await tool.handler(args, context, extras);
       } catch (e) {
-        return toCallToolResult(
-          error('unexpected', `${tool.name} failed unexpectedly: ${(e as Error).message}`),
-        );
+        result = error('unexpected', `${tool.name} failed unexpectedly: ${(e as Error).message}`);
       }
+      tracer.log('mcp.call', () => `← ${tool.name} ${JSON.stringify(result)}`);
+      return toCallToolResult(result);
     },
   );
 }

@@ -7,8 +7,9 @@
 import { EventEmitter } from 'node:events';
 import type { Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
+import { NO_TRACE, Tracer } from '../common/trace';
 import { ConnectionClosedError, ProtocolError } from './errors';
-import { FrameDecoder, encodeFrame } from './framing';
+import { FrameDecoder, OUTGOING_SUFFIX, encodeFrame } from './framing';
 import { classifyFrame, describeIssues } from './inbound';
 import {
   IdeCommand,
@@ -31,6 +32,8 @@ export interface LuaConnectionOptions {
   maxFrameBytes?: number;
   /** Randomness for callbackIds; tests inject a seeded one. */
   random?: () => number;
+  /** Traces every frame both ways (`wire.send`, `wire.receive`). */
+  tracer?: Tracer;
 }
 
 export interface CloseInfo {
@@ -54,21 +57,26 @@ export class LuaConnection extends EventEmitter<LuaConnectionEvents> {
   private socketError: Error | undefined;
   /** Set from Lua's `initSuccess` echo: string values in array replies are base64 (doc 2.5). */
   private base64Strings = false;
+  private readonly tracer: Tracer;
 
   constructor(
     private readonly stream: Duplex,
     options: LuaConnectionOptions = {},
   ) {
     super();
+    this.tracer = options.tracer ?? NO_TRACE;
     this.registry = new CallbackRegistry({
       defaultTimeoutMs: options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS,
       random: options.random,
-      onDropped: (error) => this.emit('protocolError', error),
+      onDropped: (error) => this.protocolError(error),
     });
     this.decoder = new FrameDecoder({
       maxFrameBytes: options.maxFrameBytes,
-      onFrame: ({ json, text }) => this.dispatch(json, text),
-      onError: (error) => this.emit('protocolError', error),
+      onFrame: ({ json, text }) => {
+        this.tracer.log('wire.receive', text);
+        this.dispatch(json, text);
+      },
+      onError: (error) => this.protocolError(error),
     });
     const socket = stream as Partial<Socket>;
     socket.setNoDelay?.(true);
@@ -170,14 +178,24 @@ export class LuaConnection extends EventEmitter<LuaConnectionEvents> {
         this.emit('unsolicitedReply', inbound.cmd);
         return;
       case 'error':
-        this.emit('protocolError', inbound.error);
+        this.protocolError(inbound.error);
         return;
     }
+  }
+
+  /** A frame that could not be used: traced after the frame itself, then told to listeners. */
+  private protocolError(error: ProtocolError): void {
+    this.tracer.log('wire.receive', () => `(protocol error: ${error.code}) ${error.message}`);
+    this.emit('protocolError', error);
   }
 
   /** Queues a frame; a write that fills the socket's buffer holds later ones until 'drain'. */
   private write(message: object): Promise<void> {
     const frame = encodeFrame(message);
+    // The frame as it goes out, without its delimiter (as received frames are traced).
+    if (this.tracer.enabled('wire.send')) {
+      this.tracer.log('wire.send', frame.slice(0, frame.length - OUTGOING_SUFFIX.length));
+    }
     const written = this.writeChain.then(() => this.writeNow(frame));
     this.writeChain = written.catch(() => undefined);
     return written;

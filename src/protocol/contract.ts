@@ -46,6 +46,10 @@ export const FEATURES = {
   hotReload: 'hotReload',
   /** `setFunctionBreakPoint` and `functionBreakpointsBound`. */
   functionBreakpoints: 'functionBreakpoints',
+  /** `conditions` in `setExceptionBreakpoints`: text an error message must contain to stop. */
+  exceptionConditions: 'exceptionConditions',
+  /** The runtime's own trace lines (`trace` notifications), asked for in `initSuccess`. */
+  trace: 'trace',
   /**
    * LuaJIT with its compiler on while attached: compiled code reaches no hook, so a pause takes
    * effect when the program leaves compiled code. Announced only then.
@@ -68,6 +72,8 @@ export const RUNTIME_FEATURES: readonly Feature[] = [
   FEATURES.setField,
   FEATURES.hotReload,
   FEATURES.functionBreakpoints,
+  FEATURES.exceptionConditions,
+  FEATURES.trace,
 ];
 
 /** What the session asks of the features a runtime announced. */

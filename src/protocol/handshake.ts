@@ -28,6 +28,8 @@ export interface HandshakeSettings {
   pagingLimit?: number;
   /** Extension (ignored by upstream Lua). */
   waitConfigurationDone?: boolean;
+  /** Extension (ignored by upstream Lua): ask the runtime for its own trace lines. */
+  runtimeTrace?: boolean;
 }
 
 const bool = (value: boolean): 'true' | 'false' => (value ? 'true' : 'false');
@@ -58,5 +60,6 @@ export function initSuccessInfo(settings: HandshakeSettings = {}): InitSuccessRe
   if (settings.waitConfigurationDone !== undefined) {
     info.waitConfigurationDone = bool(settings.waitConfigurationDone);
   }
+  if (settings.runtimeTrace) info.trace = 'true';
   return info;
 }

@@ -65,6 +65,14 @@ export function classifyFrame(json: unknown, text: string): Inbound {
       if (!log.success) return invalid(cmd, log.error, text);
       return { kind: 'notification', notification: { kind: 'log', cmd, text: log.data.logInfo } };
     }
+    case 'trace': {
+      const trace = luaNotificationSchemas.trace.safeParse(envelope.info);
+      if (!trace.success) return invalid(cmd, trace.error, text);
+      return {
+        kind: 'notification',
+        notification: { kind: 'trace', cmd, text: trace.data.logInfo },
+      };
+    }
     case 'breakpointsBound': {
       const bound = luaNotificationSchemas.breakpointsBound.safeParse(envelope.info);
       if (!bound.success) return invalid(cmd, bound.error, text);

@@ -79,6 +79,8 @@ export const initSuccessRequestSchema = z.object({
   pagingLimit: z.string().regex(/^\d+$/).optional(),
   /** Extension: hold the program after the handshake until `configurationDone` arrives. */
   waitConfigurationDone: z.enum(['true', 'false']).optional(),
+  /** Extension (feature `trace`): the runtime sends its own trace lines as `trace` frames. */
+  trace: z.enum(['true', 'false']).optional(),
 });
 export type InitSuccessRequest = z.output<typeof initSuccessRequestSchema>;
 
@@ -141,9 +143,15 @@ export const runREPLExpressionRequestSchema = z.object({
   stackId: wireText,
 });
 
-/** Extension: which errors stop the program. */
+const exceptionFilterName = z.enum(['uncaught', 'caught', 'assert']);
+
+/**
+ * Extension: which errors stop the program. `conditions` (feature `exceptionConditions`): for a
+ * filter that is on, texts one of which the error message must contain for it to stop.
+ */
 export const setExceptionBreakpointsRequestSchema = z.object({
-  filters: wireArray(z.enum(['uncaught', 'caught', 'assert'])),
+  filters: wireArray(exceptionFilterName),
+  conditions: z.partialRecord(exceptionFilterName, z.array(z.string().min(1))).optional(),
 });
 
 /** Extension: load a changed file into the running program (Docs/Protocol_Extensions.md). */
@@ -349,6 +357,8 @@ export const luaNotificationSchemas = {
   tip: logInfoSchema,
   tipError: logInfoSchema,
   debug_console: logInfoSchema,
+  /** Extension (feature `trace`, asked for in `initSuccess`): one trace line of the runtime. */
+  trace: logInfoSchema,
   breakpointsBound: breakpointsBoundSchema,
   functionBreakpointsBound: functionBreakpointResultsSchema,
 } as const;
@@ -366,6 +376,7 @@ export type LuaNotification =
       readonly cmd: 'output' | 'tip' | 'tipError' | 'debug_console';
       readonly text: string;
     }
+  | { readonly kind: 'trace'; readonly cmd: 'trace'; readonly text: string }
   | {
       readonly kind: 'bound';
       readonly cmd: 'breakpointsBound';

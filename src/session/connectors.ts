@@ -8,6 +8,7 @@
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
+import type { Tracer } from '../common/trace';
 import { LuaListener, ReplyInfo, connectToLua } from '../protocol';
 import { DebuggeeProcess, DebuggeeSpec } from './debuggee';
 import { SessionError, sessionErrors } from './errors';
@@ -44,6 +45,8 @@ export interface Connector {
 
 export interface LaunchSpec extends Omit<DebuggeeSpec, 'port' | 'host'> {
   readonly requestTimeoutMs?: number;
+  /** Traces the frames of the connections it makes. */
+  readonly tracer?: Tracer;
   /** Interface the debugger listens on for the program (`connectionHost`); default 127.0.0.1. */
   readonly listenHost?: string;
 }
@@ -81,6 +84,7 @@ export async function launchConnector(spec: LaunchSpec): Promise<Connector> {
       port: 0,
       host: listenHost,
       requestTimeoutMs: spec.requestTimeoutMs,
+      tracer: spec.tracer,
     });
   } catch (error) {
     throw new SessionError('invalid-configuration', listenFailure(listenHost, error));
@@ -156,6 +160,8 @@ export interface ListenSpec {
   /** Interface to bind (`connectionHost`); default 127.0.0.1: games on this machine only. */
   readonly host?: string;
   readonly requestTimeoutMs?: number;
+  /** Traces the frames of the connections it makes. */
+  readonly tracer?: Tracer;
   /** The configured wait for the game (`connectionTimeout`), for the message when it passes. */
   readonly connectionTimeoutS?: number;
 }
@@ -168,6 +174,7 @@ export async function listenConnector(spec: ListenSpec): Promise<Connector> {
       port: spec.port,
       host,
       requestTimeoutMs: spec.requestTimeoutMs,
+      tracer: spec.tracer,
     });
   } catch (error) {
     const message = (error as Error).message;
@@ -227,6 +234,8 @@ export interface DialSpec {
   readonly host: string;
   readonly port: number;
   readonly requestTimeoutMs?: number;
+  /** Traces the frames of the connections it makes. */
+  readonly tracer?: Tracer;
   /** The configured wait for the game (`connectionTimeout`), for the message when it passes. */
   readonly connectionTimeoutS?: number;
 }
@@ -245,6 +254,7 @@ export function dialConnector(spec: DialSpec): Connector {
           timeoutMs,
           signal: aborter.signal,
           requestTimeoutMs: spec.requestTimeoutMs,
+          tracer: spec.tracer,
         });
       } catch (error) {
         if (aborter.signal.aborted) {

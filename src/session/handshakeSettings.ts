@@ -21,5 +21,6 @@ export function handshakeFor(settings: SessionSettings): InitSuccessRequest {
     developmentMode: settings.developmentMode,
     pagingLimit: settings.pagingLimit,
     waitConfigurationDone: true,
+    runtimeTrace: settings.tracer?.enabled('runtime') === true,
   });
 }

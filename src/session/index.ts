@@ -24,3 +24,4 @@ export * from './hotReload';
 export * from './hotReloadRequest';
 export * from './luaSession';
 export * from './functionBreakpoints';
+export * from './exceptionFilters';

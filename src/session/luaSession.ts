@@ -8,6 +8,7 @@
 import { randomUUID } from 'node:crypto';
 import { EventEmitter } from 'node:events';
 import { settleWithin } from '../common/async';
+import { NO_TRACE, Tracer } from '../common/trace';
 import {
   Feature,
   IdeCommand,
@@ -23,6 +24,11 @@ import { BreakpointSync } from './breakpointSync';
 import type { Connector } from './connectors';
 import { SessionError, sessionErrors, toSessionError } from './errors';
 import { pauseCompiledCode } from './compiledPause';
+import {
+  ExceptionFilterResult,
+  ExceptionFilterSpec,
+  exceptionFilterWire,
+} from './exceptionFilters';
 import { ExitStatus, describeExit, exitNumber } from './exitStatus';
 import { HandleTable } from './handles';
 import type { HotReloadReport } from './hotReload';
@@ -58,7 +64,6 @@ import type {
 } from './types';
 import { Page, VariableStore } from './variables';
 
-export type ExceptionFilter = 'uncaught' | 'caught' | 'assert';
 type ResumeCommand = 'continue' | 'stopOnStep' | 'stopOnStepIn' | 'stopOnStepOut';
 
 /** How long a dropped link waits for the launched program to exit, to report its exit code. */
@@ -79,7 +84,11 @@ export interface StartOptions {
 
 export class LuaSession extends EventEmitter<LuaSessionEvents> {
   readonly id = randomUUID();
-  private readonly machine = new StateMachine((change) => this.emit('state', change));
+  private readonly machine = new StateMachine((change) => {
+    this.tracer.log('session.state', () => `${change.from} → ${change.to} (${change.reason})`);
+    this.emit('state', change);
+  });
+  private readonly tracer: Tracer;
   private readonly store: BreakpointStore;
   private readonly sync: BreakpointSync;
   private readonly functionStore: FunctionBreakpointStore;
@@ -94,7 +103,7 @@ export class LuaSession extends EventEmitter<LuaSessionEvents> {
   private features: ReadonlySet<Feature> = new Set();
   private runtimeName = '';
   private currentStop: StopInfo | undefined;
-  private exceptionFilters: ExceptionFilter[] = ['uncaught'];
+  private exceptionFilters: readonly ExceptionFilterSpec[] = [{ filter: 'uncaught' }];
   private pauseEmulated = false;
   private protocolErrors = 0;
   private ending: Promise<void> | undefined;
@@ -107,6 +116,7 @@ export class LuaSession extends EventEmitter<LuaSessionEvents> {
     workspaceFiles: Iterable<string> = [],
   ) {
     super();
+    this.tracer = settings.tracer ?? NO_TRACE;
     this.store = new BreakpointStore(settings.pathCaseSensitivity);
     this.mapper = new SourceMapper(
       {
@@ -182,11 +192,29 @@ export class LuaSession extends EventEmitter<LuaSessionEvents> {
     return this.functionSync.set(specs, this.isConnected());
   }
 
-  async setExceptionFilters(filters: readonly ExceptionFilter[]): Promise<void> {
+  /**
+   * Replaces the exception filters; resolves with one result per filter (a condition the
+   * connected runtime cannot test leaves its filter off, unverified, with the reason).
+   */
+  async setExceptionFilters(
+    filters: readonly ExceptionFilterSpec[],
+  ): Promise<ExceptionFilterResult[]> {
     this.exceptionFilters = [...filters];
-    if (this.isConnected() && this.features.has('exceptions')) {
-      await this.request('setExceptionBreakpoints', { filters: this.exceptionFilters });
+    const connected = this.isConnected();
+    const wire = exceptionFilterWire(filters, connected ? this.features : undefined);
+    if (connected && this.features.has('exceptions')) {
+      this.sayRefusedFilters(wire.results);
+      await this.request('setExceptionBreakpoints', wire.info);
     }
+    return wire.results;
+  }
+
+  /** Tells the user (Debug Console) and the agents (warning) why a filter stays off, once. */
+  private sayRefusedFilters(results: readonly ExceptionFilterResult[]): void {
+    const refused = results.find((r) => !r.verified);
+    if (!refused?.message) return;
+    this.addOutput('important', `${refused.message}\n`);
+    this.emit('warning', refused.message);
   }
 
   // ---------------------------------------------------------------------------------------------
@@ -432,7 +460,9 @@ export class LuaSession extends EventEmitter<LuaSessionEvents> {
     const sends: Promise<unknown>[] = this.store.paths().map((path) => this.sync.send(path));
     if (this.functionStore.size > 0) sends.push(this.functionSync.send());
     if (this.features.has('exceptions')) {
-      sends.push(this.request('setExceptionBreakpoints', { filters: this.exceptionFilters }));
+      const wire = exceptionFilterWire(this.exceptionFilters, this.features);
+      this.sayRefusedFilters(wire.results);
+      sends.push(this.request('setExceptionBreakpoints', wire.info));
     }
     if (this.features.has('configurationDone')) {
       sends.push(this.request('configurationDone', {}));
@@ -516,6 +546,9 @@ export class LuaSession extends EventEmitter<LuaSessionEvents> {
         return;
       case 'functionsBound':
         this.functionSync.onBound(notification.results);
+        return;
+      case 'trace':
+        this.tracer.log('runtime', notification.text);
         return;
       case 'memory':
         return;

@@ -2,6 +2,7 @@
  * The shapes a session hands to its consumers (the DAP adapter, the MCP tools): settings, stops,
  * frames, variables, output and the typed event map. Nothing here knows DAP or MCP.
  */
+import type { Tracer } from '../common/trace';
 import type { LuaConnection, ProtocolError, StopCommand } from '../protocol';
 import type { Breakpoint } from './breakpoints';
 import type { FunctionBreakpoint } from './functionBreakpoints';
@@ -41,6 +42,8 @@ export interface SessionSettings {
    * before the caller is told that compiled code is running (the pause stays pending).
    */
   readonly compiledPauseMs: number;
+  /** Traces the session's state changes, its wire and the runtime's own lines (`trace`). */
+  readonly tracer?: Tracer;
 }
 
 export const DEFAULT_SETTINGS: Omit<SessionSettings, 'cwd'> = {

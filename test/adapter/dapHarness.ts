@@ -24,6 +24,8 @@ export interface StartOptions {
   /** Sent with setFunctionBreakpoints after the line breakpoints (the answer: functionBreakpointResponse). */
   functionBreakpoints?: DebugProtocol.FunctionBreakpoint[];
   exceptionFilters?: string[];
+  /** Sent as `filterOptions` with the exception filters (the answer: exceptionFilterResponse). */
+  exceptionFilterOptions?: DebugProtocol.ExceptionFilterOptions[];
   /** Client capabilities sent with `initialize` besides the usual ones (e.g. progress). */
   client?: Partial<DebugProtocol.InitializeRequestArguments>;
 }
@@ -57,6 +59,7 @@ export class DapTest {
   pid: number | undefined;
   breakpointResponses: Record<string, DebugProtocol.Breakpoint[]> = {};
   functionBreakpointResponse: DebugProtocol.Breakpoint[] = [];
+  exceptionFilterResponse: DebugProtocol.Breakpoint[] | undefined;
   private stopped = false;
   /** Stops not yet consumed: a stop may come before the launch response. */
   private readonly stops: DebugProtocol.StoppedEvent[] = [];
@@ -112,9 +115,13 @@ export class DapTest {
         });
         this.functionBreakpointResponse = response.body.breakpoints;
       }
-      await this.dc.setExceptionBreakpointsRequest({
+      const filters = await this.dc.setExceptionBreakpointsRequest({
         filters: options.exceptionFilters ?? ['uncaught'],
+        ...(options.exceptionFilterOptions
+          ? { filterOptions: options.exceptionFilterOptions }
+          : {}),
       });
+      this.exceptionFilterResponse = filters.body?.breakpoints;
       await this.dc.configurationDoneRequest();
     });
     await this.dc.initializeRequest({

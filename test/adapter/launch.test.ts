@@ -167,6 +167,33 @@ for (const lua of luaInterpreters()) {
       assert.match(t.output, /caught\tfalse\t.*bad value 7/);
     });
 
+    it("stops on a caught error when its message contains the filter's condition", async () => {
+      const file = fixture('caughtError.lua');
+      await launch(file, {
+        exceptionFilters: ['uncaught'],
+        exceptionFilterOptions: [{ filterId: 'caught', condition: 'bad value 7' }],
+      });
+      assert.deepEqual(t.exceptionFilterResponse, [{ verified: true }, { verified: true }]);
+      const stop = await t.stoppedAt('exception', file, 3);
+      assert.match(stop.event.text ?? '', /bad value 7/);
+      await t.dc.continueRequest({ threadId: 1 });
+      await t.ended();
+    });
+
+    it("runs past a caught error whose message does not contain the filter's condition", async () => {
+      const file = fixture('caughtError.lua');
+      await launch(file, {
+        exceptionFilters: [],
+        exceptionFilterOptions: [
+          { filterId: 'caught', condition: 'bad value 8' },
+          { filterId: 'everything', condition: 'x' },
+        ],
+      });
+      assert.equal(t.exceptionFilterResponse?.[1].verified, false, 'no such filter');
+      await t.ended(); // (a stop would hold the program: nothing here continues it)
+      assert.match(t.output, /caught\tfalse\t.*bad value 7/);
+    });
+
     it('runs past a caught error with the default (uncaught) filter', async () => {
       const file = fixture('caughtError.lua');
       await launch(file, { exceptionFilters: ['uncaught'] });

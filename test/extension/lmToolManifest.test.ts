@@ -15,7 +15,7 @@ import {
   withoutRootSchemaKey,
 } from '../../src/extension/lmToolManifest';
 import { TOOLS } from '../../src/mcp/server';
-import { listServerTools } from '../../src/mcp/serverToolListing';
+import { listServerTools } from '../../src/cli/serverToolListing';
 import { REPO_ROOT } from '../harness/luaProcess';
 
 interface Manifest {

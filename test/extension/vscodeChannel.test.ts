@@ -118,6 +118,8 @@ describe('extension: the debug channel over VS Code', () => {
     const port = channel.sessions().find((s) => s.id === 'client');
     assert.ok(port);
     assert.deepEqual(await port.customRequest('threads'), { from: 'client' });
+    assert.equal(port.parentId, 'attach', 'the attach session it came in on');
+    assert.equal(channel.sessions().find((s) => s.id === 'attach')?.parentId, undefined);
   });
 
   it('starts a configuration and returns the session VS Code created for it', async () => {

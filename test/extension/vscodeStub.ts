@@ -213,6 +213,11 @@ export const vscode = {
       .stub()
       .callsFake(async (document: FakeTextDocument) => ({ document }) as unknown),
     setStatusBarMessage: sinon.stub(),
+    /** A log output channel that records what it was given (`lines`). */
+    createOutputChannel: sinon.stub().callsFake((name: string) => {
+      const lines: string[] = [];
+      return { name, lines, info: (text: string) => lines.push(text), dispose: sinon.stub() };
+    }),
     activeTextEditor: undefined as { document: unknown } | undefined,
   },
   languages: {

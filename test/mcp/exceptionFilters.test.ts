@@ -35,7 +35,7 @@ for (const lua of luaInterpreters()) {
     });
     afterEach(() => fixture.close());
 
-    const start = (filters?: string[]) =>
+    const start = (filters?: (string | { filter: string; condition: string })[]) =>
       callTool(client, 'start_debugging', {
         configuration_name: 'caught',
         ...(filters ? { exception_filters: filters } : {}),
@@ -110,6 +110,28 @@ for (const lua of luaInterpreters()) {
       assert.equal(none.status, 'success');
       const end = await resume(inCoroutine);
       assert.equal(end.status, 'completed', 'with no filter even the uncaught error does not stop');
+    });
+
+    it('a filter with a condition stops in a pcall only when the message contains it', async () => {
+      // Of the errors pcall catches, only "explode: caught" contains the condition.
+      const stop = stopOf(await start(['uncaught', { filter: 'caught', condition: 'explode:' }]));
+      assert.equal(stop.line, line('error raised here'));
+      assert.match(stop.description ?? '', /caught error: .*explode: caught/);
+      const state = await callTool(client, 'get_debug_state');
+      assert.deepEqual(
+        (state.sessions as { exception_filters?: unknown[] }[])[0].exception_filters,
+        ['uncaught', { filter: 'caught', condition: 'explode:' }],
+      );
+      // Changed while paused: the uncaught error's message does not contain "nothing like it".
+      const set = await callTool(client, 'set_exception_filters', {
+        filters: [{ filter: 'uncaught', condition: 'nothing like it' }, 'assert'],
+      });
+      assert.equal(set.status, 'success', JSON.stringify(set));
+      assert.match(String(set.message), /uncaught \(message contains "nothing like it"\), assert/);
+      const inCoroutine = stopOf(await resume(stop));
+      assert.equal(inCoroutine.line, line('assert in coroutine'), 'the failed assert still stops');
+      const end = await resume(inCoroutine);
+      assert.equal(end.status, 'completed', 'the uncaught error does not match: no stop');
     });
 
     it('start_debugging refuses a filter Lua does not have, before starting', async () => {

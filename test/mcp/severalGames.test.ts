@@ -5,6 +5,7 @@
  * stays paused; one ending does not end the other.
  */
 import * as assert from 'node:assert/strict';
+import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { HeadlessFixture, ToolCallResult, callTool, makeWorkspace } from './headlessFixture';
@@ -14,11 +15,18 @@ import { quietPort } from '../harness/ports';
 
 const BUNDLE_DIR = path.join(REPO_ROOT, 'dist', 'lua');
 const GAME = [
-  'local port, name = tonumber(arg[1]), arg[2]',
+  'local port, name, gate = tonumber(arg[1]), arg[2], arg[3]',
   'local LuaPanda = require("LuaPanda")',
   'LuaPanda.start("127.0.0.1", port, { name = name })',
   'local deadline = os.time() + 20',
   'while not LuaPanda.isConnected() and os.time() < deadline do LuaPanda.tick() end',
+  '-- With a gate file: say it is attached (gate.in), then wait (bounded) for the gate.',
+  'if gate then local f = io.open(gate .. ".in", "w") f:write(tostring(LuaPanda.isConnected())) f:close() end',
+  'local function opened() local f = gate and io.open(gate) if f then f:close() end return f end',
+  'while gate and not opened() and os.time() < deadline do',
+  '  LuaPanda.tick()',
+  '  require("socket").sleep(0.02)',
+  'end',
   'local total = 0',
   'for i = 1, 3 do',
   '  total = total + i -- the breakpoint',
@@ -26,7 +34,7 @@ const GAME = [
   'print(name .. " total " .. total)',
   '',
 ].join('\n');
-const BP_LINE = 8;
+const BP_LINE = 15;
 /** The id of a game's main thread (each session numbers its own threads). */
 const MAIN_THREAD = 1;
 
@@ -66,9 +74,9 @@ for (const lua of luaInterpreters().filter((l) => l.command === 'lua5.4' || l.is
 
     const call = (name: string, args: Record<string, unknown> = {}) =>
       callTool(client, name, args) as Promise<ToolCallResult>;
-    const launchGame = (name: string) => {
+    const launchGame = (name: string, gate?: string) => {
       const game = spawnLua(lua, path.join(fixture.workspace, 'game.lua'), {
-        args: [String(port), name],
+        args: [String(port), name, ...(gate ? [gate] : [])],
         luaPath: [BUNDLE_DIR],
         cwd: fixture.workspace,
       });
@@ -159,6 +167,41 @@ for (const lua of luaInterpreters().filter((l) => l.command === 'lua5.4' || l.is
       assert.equal(last.status, 'completed', JSON.stringify(last));
       assert.equal((await server.waitForExit(10_000)).code, 0);
       assert.match(server.stdout, /^server total 6$/m);
+    });
+
+    it('start_debugging of the attach configuration reports the other games it saw', async () => {
+      const set = await call('set_breakpoint', {
+        file_path: path.join(fixture.workspace, 'game.lua'),
+        line_number: BP_LINE,
+      });
+      assert.equal(set.status, 'success', JSON.stringify(set));
+      const starting = call('start_debugging', {
+        configuration_name: 'games',
+        timeout_seconds: 30,
+      });
+      // The first game connects and waits at its gate; the second comes in meanwhile and gets a
+      // session of its own. Only then is the first let go to its breakpoint, so the start's result
+      // is known to come after the second game's session.
+      const gate = path.join(fixture.workspace, 'gate');
+      launchGame('server', gate);
+      const attached = await waitFor('the first game to connect', () =>
+        fs.readFile(`${gate}.in`, 'utf8').then(
+          (text) => text || undefined, // (empty: created, not yet written)
+          () => undefined,
+        ),
+      );
+      assert.equal(attached, 'true');
+      const [attach] = await sessions();
+      launchGame('client');
+      const child = await waitFor('the second game to have its session', async () =>
+        (await sessions()).find((s) => s.name === 'client'),
+      );
+      await fs.writeFile(gate, '');
+      const first = await starting;
+      assert.equal(first.status, 'stopped', JSON.stringify(first));
+      assert.equal(first.session_id, attach.id);
+      assert.deepEqual(first.other_sessions, [{ session_id: child.id, name: 'client' }]);
+      assert.match(String(first.message), /1 more game\(s\) connected to this attach port/);
     });
   });
 }

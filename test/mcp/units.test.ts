@@ -239,6 +239,8 @@ describe('luapanda-mcp arguments', () => {
       timeoutSeconds: 30,
       waitSeconds: 300,
       allowOutsideWorkspace: false,
+      trace: undefined,
+      traceFile: undefined,
     });
     const http = parseArgs(
       ['--http', '7010', '--workspace', '.', '--token=abc', '--timeout', '12'],
@@ -259,6 +261,16 @@ describe('luapanda-mcp arguments', () => {
     assert.equal(
       parseArgs(['--stdio', '--wait-seconds=12', '--connect=http://x/mcp'], {}).waitSeconds,
       12,
+    );
+    assert.equal(parseArgs(['--stdio', '--trace'], {}).trace, 'all');
+    assert.equal(parseArgs(['--stdio', '--trace=wire,mcp'], {}).trace, 'wire,mcp');
+    assert.equal(
+      parseArgs(['--stdio', '--trace-file', 'trace.log'], {}).traceFile,
+      path.resolve('trace.log'),
+    );
+    assert.throws(
+      () => parseArgs(['--stdio', '--trace=wires'], {}),
+      (e: Error) => e instanceof UsageError && /unknown trace tag "wires"/.test(e.message),
     );
     assert.throws(() => parseArgs(['--stdio', '--wait-seconds', '-1'], {}), /--wait-seconds/);
     assert.throws(() => parseArgs(['--stdio', '--wait-seconds', 'soon'], {}), /--wait-seconds/);

@@ -102,6 +102,18 @@ describe('messages', () => {
       });
     });
 
+    it("reads the runtime's trace lines (feature trace), and refuses one without text", () => {
+      assert.deepEqual(
+        classify('{"info":{"logInfo":"hook mode: off"},"cmd":"trace","callbackId":"0"}'),
+        {
+          kind: 'notification',
+          notification: { kind: 'trace', cmd: 'trace', text: 'hook mode: off' },
+        },
+      );
+      const bad = classify('{"info":{},"cmd":"trace","callbackId":"0"}');
+      assert.ok(bad.kind === 'error' && bad.error.code === 'invalid-message');
+    });
+
     it('recognises the id-less reply to the handshake breakpoint replay', () => {
       assert.deepEqual(classify('{"info":[],"cmd":"setBreakPoint","callbackId":"0"}'), {
         kind: 'unsolicited-reply',
@@ -196,6 +208,14 @@ describe('messages', () => {
       assert.equal(info.stopOnEntry, 'true');
       assert.equal(info.luaFileExtension, 'lua.txt');
       assert.equal(info.logLevel, '2');
+      assert.ok(ideToLuaSchemas.initSuccess.safeParse(info).success);
+    });
+
+    it('asks for runtime trace lines only when told to', () => {
+      assert.equal(initSuccessInfo({}).trace, undefined);
+      assert.equal(initSuccessInfo({ runtimeTrace: false }).trace, undefined);
+      const info = initSuccessInfo({ runtimeTrace: true });
+      assert.equal(info.trace, 'true');
       assert.ok(ideToLuaSchemas.initSuccess.safeParse(info).success);
     });
 

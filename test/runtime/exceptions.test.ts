@@ -85,6 +85,58 @@ for (const lua of runtimeVariants()) {
       await finish(s, 1);
     });
 
+    it('a filter with conditions stops only on errors whose message contains one of them', async () => {
+      const s = await startSession(lua, 'errors.lua', {
+        script: fixture('launcher.lua'),
+        exceptionFilters: ['uncaught', 'caught'],
+        // The caught error is about indexing a nil value: no condition of "caught" matches it.
+        exceptionConditions: { caught: ['boom', 'no such text'], uncaught: ['xx', 'boom 4'] },
+      });
+      assert.ok(s.reply.features?.includes('exceptionConditions'));
+      const stop = await s.ide.nextStop('stopOnException');
+      const info = stop.info as { exceptionText?: string; uncaught?: boolean };
+      assert.equal(info.uncaught, true, 'the caught error did not stop');
+      assert.match(info.exceptionText ?? '', /boom 42/);
+      assert.equal(topOf(stop.stack).line, lineOf('errors.lua', 'explode'));
+      await s.ide.connection.request('continue', {});
+      await finish(s, 1);
+      assert.equal(s.ide.notifications.filter((n) => n.kind === 'stop').length, 1);
+      assert.match(s.lua.stdout, /caught\tfalse/);
+    });
+
+    it('conditions are plain text, not patterns; an error no condition matches dies as usual', async () => {
+      const s = await startSession(lua, 'errors.lua', {
+        script: fixture('launcher.lua'),
+        exceptionFilters: ['uncaught', 'caught'],
+        // "index" matches the caught error (every version says "attempt to index");
+        // "boom.42" would match "boom 42" as a pattern, and does not as text.
+        exceptionConditions: { caught: ['index'], uncaught: ['boom.42'] },
+      });
+      const caught = await s.ide.nextStop('stopOnException');
+      assert.equal((caught.info as { uncaught?: boolean }).uncaught, false);
+      assert.equal(topOf(caught.stack).line, lineOf('errors.lua', 'risky'));
+      await s.ide.connection.request('continue', {});
+      await finish(s, 1);
+      assert.equal(s.ide.notifications.filter((n) => n.kind === 'stop').length, 1);
+      assert.match(s.lua.stderr, /boom 42/);
+    });
+
+    it('attach mode: the "assert" filter with a condition stops on the matching failed assert only', async () => {
+      const s = await startSession(lua, 'errors_attach.lua', {
+        exceptionFilters: ['assert'],
+        exceptionConditions: { assert: ['too small: 5'] },
+      });
+      // The caught assert says "value too small: 1": it does not stop; the uncaught one does.
+      const stop = await s.ide.nextStop('stopOnException');
+      const info = stop.info as { exceptionText?: string; uncaught?: boolean };
+      assert.match(info.exceptionText ?? '', /value too small: 5$/);
+      assert.equal(info.uncaught, true);
+      await s.ide.connection.request('continue', {});
+      await finish(s, 1);
+      assert.match(s.lua.stdout, /caught\tfalse/);
+      assert.equal(s.ide.notifications.filter((n) => n.kind === 'stop').length, 1);
+    });
+
     it('with no filters, errors do not stop and the program dies as usual', async () => {
       const s = await startSession(lua, 'errors.lua', {
         script: fixture('launcher.lua'),

@@ -48,6 +48,8 @@ export interface StartOptions {
   /** Function breakpoints to set before `configurationDone` (setFunctionBreakPoint). */
   functionBreakpoints?: IdeRequestInfo<'setFunctionBreakPoint'>['names'];
   exceptionFilters?: ('uncaught' | 'caught' | 'assert')[];
+  /** With exceptionFilters: per filter, texts one of which the error message must contain. */
+  exceptionConditions?: IdeRequestInfo<'setExceptionBreakpoints'>['conditions'];
   /** Script to run instead of the fixture (the fixture path is then passed as an argument). */
   script?: string;
   /** Folder holding `name` and its breakpoint files, also the working directory (default FIXTURES). */
@@ -101,6 +103,7 @@ export async function startSession(
     if (options.exceptionFilters) {
       await ide.connection.request('setExceptionBreakpoints', {
         filters: options.exceptionFilters,
+        ...(options.exceptionConditions ? { conditions: options.exceptionConditions } : {}),
       });
     }
     await ide.connection.request('configurationDone', {});

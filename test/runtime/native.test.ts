@@ -169,6 +169,27 @@ for (const lua of runtimeVariants()) {
       assert.match(await finish(s), /busy done\ttrue\ttrue/);
     });
 
+    it('resumes coroutines in C while idle (not on Lua 5.2), with the same results', async () => {
+      const s = await startSession(lua, FILE, { args: ['resumes'] });
+      await connected(s);
+      const out = await finish(s);
+      // Each round: 2i + (i + 1) + (i - 1).
+      assert.match(out, new RegExp(`resumes done\t${(4 * 200 * 201) / 2}\tfalse\tdies`));
+      const m = /RESUMES (?:resumes in C (\d+), in Lua (\d+)|nil)/.exec(out);
+      assert.ok(m, out);
+      if (!lua.native) return assert.equal(m[1], undefined);
+      const inC = Number(m[1]);
+      if (lua.command === 'lua5.2') {
+        // 5.2's hooks hold threads: every resume takes the Lua path there (not counted in C).
+        assert.equal(inC, 0);
+      } else {
+        assert.ok(inC >= 400, `in C: ${inC}`);
+        const inLua = Number(m[2]);
+        // Only the coroutine's death goes to Lua (and whatever resumes ran before the attach).
+        assert.ok(inLua <= 2, `in Lua: ${inLua}`);
+      }
+    });
+
     it('never sets a hook again after LuaPanda.stopAttach()', async () => {
       const s = await startSession(lua, FILE, {
         args: ['stopattach'],

@@ -66,10 +66,53 @@ describe('session/LuaSession', () => {
     assert.equal(s.breakpoints[0].verified, true);
   });
 
+  it('sends exception filter conditions to a runtime that tests them', async () => {
+    const s = session();
+    const set = await s.setExceptionFilters([
+      { filter: 'uncaught' },
+      { filter: 'caught', condition: 'index' },
+      { filter: 'caught', condition: 'nil' },
+      { filter: 'assert', condition: 'ignored: assert is also on without one' },
+      { filter: 'assert' },
+    ]);
+    assert.ok(set.every((r) => r.verified));
+    const conn = new FakeConnection(ourRuntime(['exceptions', 'exceptionConditions']));
+    await s.start(fakeConnector([conn]));
+    assert.deepEqual(conn.infoOf('setExceptionBreakpoints'), {
+      filters: ['uncaught', 'caught', 'assert'],
+      conditions: { caught: ['index', 'nil'] },
+    });
+  });
+
+  it('leaves a conditional exception filter off, and says why, with a runtime without conditions', async () => {
+    const s = session();
+    const warnings: string[] = [];
+    s.on('warning', (text) => warnings.push(text));
+    const shown: string[] = [];
+    s.on('output', (e) => shown.push(e.text));
+    await s.setExceptionFilters([{ filter: 'uncaught' }, { filter: 'caught', condition: 'x' }]);
+    const conn = new FakeConnection(ourRuntime(['exceptions']));
+    await s.start(fakeConnector([conn]));
+    assert.deepEqual(conn.infoOf('setExceptionBreakpoints'), { filters: ['uncaught'] });
+    assert.equal(warnings.length, 1);
+    assert.match(warnings[0], /cannot test an exception filter's condition/);
+    assert.match(shown.join(''), /cannot test/);
+    // Set again while connected: the answer says so for that filter.
+    const results = await s.setExceptionFilters([
+      { filter: 'assert', condition: 'y' },
+      { filter: 'uncaught' },
+    ]);
+    assert.deepEqual(
+      results.map((r) => r.verified),
+      [false, true],
+    );
+    assert.equal(warnings.length, 2, 'said again for the new list');
+  });
+
   it("speaks upstream's dialect: no extensions, every sent breakpoint verified", async () => {
     const s = session();
     await s.setBreakpoints('/game/main.lua', [{ line: 3 }, { line: 5, hitCondition: '2' }]);
-    await s.setExceptionFilters(['uncaught', 'caught']);
+    await s.setExceptionFilters([{ filter: 'uncaught' }, { filter: 'caught' }]);
     const conn = new FakeConnection({
       initSuccess: () => ({ debuggerVer: '3.3.1', UseHookLib: false, isNeedB64EncodeStr: true }),
     });

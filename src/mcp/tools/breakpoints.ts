@@ -85,8 +85,8 @@ export const setBreakpoint = defineTool({
   name: 'set_breakpoint',
   title: 'Set a breakpoint',
   description:
-    'Sets a breakpoint at file_path (absolute or workspace-relative) and line_number. Optional: condition ' +
-    '(Lua; stop only when true), hit_condition ("> 5", "== 3", "% 2"), log_message (a logpoint: logs instead ' +
+    'Sets a breakpoint at file_path (absolute or workspace-relative) and line_number. Condition ' +
+    '(Lua; stops only when true), hit_condition ("> 5", "== 3", "% 2"), log_message (a logpoint: logs instead ' +
     'of stopping, {expr} interpolated; see get_output). Works before a session exists. Returns ' +
     'breakpoint: id (as in hit_breakpoint_ids), line it binds to (requested_line: the line asked for, ' +
     'if it moved to code), verified, message (why not).',

@@ -3,6 +3,7 @@
  * the cancellation signal and a progress reporter. Also the shared steps of the asynchronous
  * tools: find the session, wait for the next stop or end, and turn the outcome into a result.
  */
+import type { Tracer } from '../../common/trace';
 import type { z } from 'zod';
 import { DebugChannel, DebugSessionPort } from '../channel';
 import { noActiveSession, notPaused, unknownSession } from '../errors';
@@ -29,6 +30,8 @@ export interface ToolContext {
   readonly monitor: SessionMonitor;
   readonly settings: ToolSettings;
   readonly approve?: Approver;
+  /** Traces each tool call and its result (`mcp.call`); default, the process's tracer. */
+  readonly tracer?: Tracer;
 }
 
 export interface CallExtras {

@@ -5,6 +5,7 @@
 import { z } from 'zod';
 import { EXCEPTION_FILTERS } from '../../adapter/capabilities';
 import { DebugSessionPort } from '../channel';
+import { ExceptionFilterEntry, exceptionBreakpointsArgs, filterName } from '../exceptionFilters';
 import { ToolResult, baseOutputShape, error } from '../results';
 import { ANNOTATIONS, defineTool, findSession, messageOf } from './context';
 
@@ -12,11 +13,12 @@ import { ANNOTATIONS, defineTool, findSession, messageOf } from './context';
 export const LUA_EXCEPTION_FILTERS: readonly string[] = EXCEPTION_FILTERS.map((f) => f.filter);
 
 export const FILTERS_GUIDE =
-  'Lua: "uncaught" (errors that end the program; the default), "caught" (errors pcall/xpcall or ' +
-  'coroutine.resume catch), "assert" (failed assert() calls). [] stops on no error.';
+  'Lua: "uncaught" (errors that end the program; default), "caught" (errors ' +
+  'pcall/xpcall/coroutine.resume catch), "assert" (failed assert() calls). [] stops on no error. ' +
+  '{filter, condition}: only errors whose message contains condition.';
 
 export const filtersArg = z
-  .array(z.string())
+  .array(z.union([z.string(), z.object({ filter: z.string(), condition: z.string().min(1) })]))
   .max(16)
   .describe(`Exception filters. ${FILTERS_GUIDE}`);
 
@@ -24,38 +26,72 @@ export const setExceptionFilters = defineTool({
   name: 'set_exception_filters',
   title: 'Set exception filters',
   description:
-    'Chooses which errors stop the program (status "stopped", reason "exception") in one session, at ' +
-    'once, running or paused, replacing the filters in effect. get_debug_state shows them.',
+    'Replaces which errors stop the program (reason "exception") in one session, running or ' +
+    'paused. get_debug_state shows them.',
   inputSchema: { filters: filtersArg, session_id: z.string().optional() },
-  outputSchema: {
-    ...baseOutputShape,
-    exception_filters: z.array(z.string()).optional(),
-  },
+  // (exception_filters, available_filters: in the result, undeclared to keep tools/list small.)
+  outputSchema: baseOutputShape,
   annotations: ANNOTATIONS.changes,
   async handler(args, context) {
     const found = findSession(context, args.session_id);
     if ('failure' in found) return found.failure;
     const { session } = found;
-    const filters = [...new Set(args.filters)];
+    const filters = distinct(args.filters);
     const refused = refusedFilters(session, filters);
     if (refused) return refused;
+    let answer: unknown;
     try {
-      await session.customRequest('setExceptionBreakpoints', { filters });
+      answer = await session.customRequest(
+        'setExceptionBreakpoints',
+        exceptionBreakpointsArgs(filters),
+      );
     } catch (e) {
       return error('debugger-error', `The debugger refused the exception filters: ${messageOf(e)}`);
     }
+    const problems = unverifiedMessages(answer);
     return {
       status: 'success',
       session_id: session.id,
       exception_filters: [...(session.exceptionFilters.active ?? filters)],
       available_filters: availableFilters(session),
       message:
-        filters.length === 0
+        (filters.length === 0
           ? 'No error stops the program now.'
-          : `Errors stop the program for: ${filters.join(', ')}.`,
+          : `Errors stop the program for: ${filters.map(describeEntry).join(', ')}.`) +
+        (problems.length > 0 ? ` But: ${problems.join(' ')}` : ''),
     };
   },
 });
+
+/** The entries without repeats (the same name, or the same name and condition). */
+function distinct(entries: readonly ExceptionFilterEntry[]): ExceptionFilterEntry[] {
+  const seen = new Set<string>();
+  return entries.filter((entry) => {
+    const key = JSON.stringify(entry);
+    if (seen.has(key)) return false;
+    seen.add(key);
+    return true;
+  });
+}
+
+function describeEntry(entry: ExceptionFilterEntry): string {
+  return typeof entry === 'string'
+    ? entry
+    : `${entry.filter} (message contains "${entry.condition}")`;
+}
+
+/** The reasons the debugger gave for filters it did not apply (its answer's `breakpoints`). */
+function unverifiedMessages(answer: unknown): string[] {
+  const breakpoints = (answer as { breakpoints?: unknown } | undefined)?.breakpoints;
+  if (!Array.isArray(breakpoints)) return [];
+  const reasons = breakpoints
+    .filter(
+      (b): b is { verified: false; message?: string } =>
+        (b as { verified?: unknown })?.verified === false,
+    )
+    .map((b) => b.message ?? 'a filter was not applied.');
+  return [...new Set(reasons)];
+}
 
 function availableFilters(session: DebugSessionPort): string[] {
   return (session.exceptionFilters.offered ?? []).map((f) => f.filter);
@@ -64,7 +100,7 @@ function availableFilters(session: DebugSessionPort): string[] {
 /** An error naming the filters the session's debugger does not offer, if any. */
 function refusedFilters(
   session: DebugSessionPort,
-  filters: readonly string[],
+  filters: readonly ExceptionFilterEntry[],
 ): ToolResult | undefined {
   const offered = session.exceptionFilters.offered;
   if (offered !== undefined && offered.length === 0) {
@@ -74,21 +110,29 @@ function refusedFilters(
     );
   }
   const unknown = session.exceptionFilters.unknown(filters);
-  if (unknown.length === 0) return undefined;
+  if (unknown.length > 0) {
+    return error(
+      'invalid-arguments',
+      `Unknown exception filter(s): ${unknown.join(', ')}. This debugger offers: ` +
+        `${availableFilters(session).join(', ')}.`,
+    );
+  }
+  const noCondition = session.exceptionFilters.refusedConditions(filters);
+  if (noCondition.length === 0) return undefined;
   return error(
     'invalid-arguments',
-    `Unknown exception filter(s): ${unknown.join(', ')}. This debugger offers: ` +
-      `${availableFilters(session).join(', ')}.`,
+    `The debugger of session "${session.name}" takes no condition for: ${noCondition.join(', ')}. ` +
+      'Pass those filters as plain names.',
   );
 }
 
 /** For start_debugging: a luapanda configuration takes only the Lua filters (checked up front). */
 export function checkStartFilters(
   type: string,
-  filters: readonly string[] | undefined,
+  filters: readonly ExceptionFilterEntry[] | undefined,
 ): ToolResult | undefined {
   if (filters === undefined || type !== 'luapanda') return undefined;
-  const unknown = filters.filter((f) => !LUA_EXCEPTION_FILTERS.includes(f));
+  const unknown = filters.map(filterName).filter((f) => !LUA_EXCEPTION_FILTERS.includes(f));
   if (unknown.length === 0) return undefined;
   return error(
     'invalid-arguments',

@@ -52,14 +52,15 @@ export const startDebugging = defineTool({
   name: 'start_debugging',
   title: 'Start debugging',
   description:
-    'Starts the configuration configuration_name (from get_debugger_configurations) and waits for the ' +
-    'first stop (entry, breakpoint, error) or the end. no_debug: true runs without ' +
-    'debugging and waits for the end. exception_filters: which errors stop it (default: uncaught). ' +
+    'Starts configuration_name (from get_debugger_configurations) and waits for the first stop ' +
+    '(entry, breakpoint, error) or the end; no_debug: true runs without debugging to the end. ' +
     STATUS_GUIDE,
   inputSchema: {
     configuration_name: z.string().min(1),
     no_debug: z.boolean().optional(),
-    exception_filters: filtersArg.optional().describe('As for set_exception_filters.'),
+    exception_filters: filtersArg
+      .optional()
+      .describe('As for set_exception_filters (default ["uncaught"]).'),
     timeout_seconds: timeoutArg.describe('Seconds to wait (default 30).'),
   },
   outputSchema: { ...asyncOutput, session_id: z.string().optional() },
@@ -116,9 +117,32 @@ export const startDebugging = defineTool({
         ? 'running without debugging until the program ends…'
         : 'waiting for the program to stop or end…',
     );
-    return { ...result, session_id: session.id };
+    return withOtherGames(context, session, { ...result, session_id: session.id });
   },
 });
+
+/**
+ * The further games that came in on the started attach session's port, each a session of its
+ * own, as they stand when start_debugging returns (an agent addresses them by session_id), and a
+ * sentence saying so after the result's message.
+ */
+function withOtherGames(
+  context: ToolContext,
+  session: DebugSessionPort,
+  result: ToolResult,
+): ToolResult {
+  const others = context.channel.sessions().filter((s) => s.parentId === session.id);
+  if (others.length === 0) return result;
+  const note =
+    `${others.length} more game(s) connected to this attach port, each a session of its own ` +
+    '(other_sessions): pass its session_id to the other tools.';
+  const message = typeof result.message === 'string' ? `${result.message} ${note}` : note;
+  return {
+    ...result,
+    message,
+    other_sessions: others.map((s) => ({ session_id: s.id, name: s.name })),
+  };
+}
 
 /** The start itself did not finish within the agent's deadline (or was cancelled). */
 function startNotFinished(ended: WaitEnded, deadline: Deadline, name: string): ToolResult {
@@ -229,8 +253,8 @@ export const stepExecution = defineTool({
   name: 'step_execution',
   title: 'Step',
   description:
-    'Steps the paused program: step_type "over" (next line, calls run through), "into" (into the called ' +
-    'function), "out" (back to the caller). Waits for the step to finish. ' +
+    'Steps the paused program, step_type "over" (next line), "into" (into a call) or "out" (to the ' +
+    'caller), and waits for it. ' +
     SAME_RESULTS,
   inputSchema: {
     thread_id: adapterId(),
@@ -255,9 +279,8 @@ export const pauseDebugging = defineTool({
   name: 'pause_debugging',
   title: 'Pause',
   description:
-    'Pauses the running program and waits until it has stopped (status "stopped" with stop_event_data). ' +
-    'thread_id is optional. ' +
-    'If the program is already paused, returns its current stop.',
+    'Pauses the running program and waits for the stop ("stopped", stop_event_data); thread_id ' +
+    'optional. Already paused: returns the current stop.',
   inputSchema: {
     thread_id: adapterId().optional(),
     session_id: sessionArg,
@@ -312,8 +335,8 @@ export const stopDebugging = defineTool({
   name: 'stop_debugging',
   title: 'Stop debugging',
   description:
-    'Ends the debug session: a launched program is terminated, an attached game is detached and keeps ' +
-    'running. Any other call waiting on this session returns "interrupted".',
+    'Ends the session: terminates a launched program, detaches from an attached game (it runs on). ' +
+    'Calls waiting on it return "interrupted".',
   inputSchema: { session_id: sessionArg },
   outputSchema: baseOutputShape,
   annotations: ANNOTATIONS.destructive,

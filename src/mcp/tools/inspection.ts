@@ -102,7 +102,7 @@ export const getVariables = defineTool({
   title: 'Get variables',
   description:
     'Children of a scope or value (variables_reference > 0 from get_scopes, stop_event_data or ' +
-    'get_variables). Paged: start (default 0), count (default 100, max 500); has_more, next_start. ' +
+    'get_variables). Paged: start (default 0), count (default 100); has_more, next_start. ' +
     'References hold while paused at one stop.',
   inputSchema: {
     variables_reference: z.number().int().min(1),
@@ -175,8 +175,8 @@ export const evaluateExpression = defineTool({
   name: 'evaluate_expression',
   title: 'Evaluate an expression',
   description:
-    'Evaluates Lua in a paused frame (frame_id from call_stack; default the top frame of the latest ' +
-    'stop). context: "repl" (default; statements run), "watch"/"hover" (read-only), "clipboard". ' +
+    "Evaluates Lua in a paused frame (frame_id from call_stack; default: the latest stop's top " +
+    'frame). context: "repl" (default; statements run), "watch"/"hover" (read-only), "clipboard". ' +
     'Returns result, type, variables_reference (> 0: get_variables). "error": syntax error, undefined ' +
     'name, or the program runs.',
   inputSchema: {

@@ -66,7 +66,7 @@ export const getOutput = defineTool({
   description:
     'Program output (stdout, stderr), logpoint lines ("logpoint") and debugger messages (console, ' +
     'important), oldest first, in groups of one category; each line {cursor, text}. Pass next_cursor as ' +
-    'cursor for new lines only. max_lines: default 200, max 1000; more: true: call again.',
+    'cursor for new lines only. max_lines default 200; more: true: call again.',
   inputSchema: {
     cursor: count().optional(),
     max_lines: z.number().int().min(1).max(1000).optional(),

@@ -4,8 +4,8 @@
  */
 import * as os from 'node:os';
 import type { Tool } from '@modelcontextprotocol/sdk/types.js';
-import { createHeadlessBackend } from '../cli/headlessBackend';
-import { connectInProcess } from './inProcessClient';
+import { connectInProcess } from '../mcp/inProcessClient';
+import { createHeadlessBackend } from './headlessBackend';
 
 export async function listServerTools(): Promise<Tool[]> {
   // Listing starts nothing and reads no file, so any folder will do.
