@@ -26,7 +26,8 @@
 /* What the Lua side checks before using the module (bump on any change of the Lua interface). */
 #define LPN_API_VERSION 5
 
-/* The hook modes of lua/luapanda/hook.lua. NONE: no event but the count (if any). */
+/* The hook modes of src/protocol/contract.ts (HOOK_MODES), as lua/luapanda/hook.lua uses them (a
+ * test checks they agree). NONE: no event but the count (if any). */
 #define LPN_MODE_NONE (-1)
 #define LPN_MODE_ELSEWHERE 0 /* breakpoints exist, none in the stack: call events */
 #define LPN_MODE_BELOW 1     /* a function below holds breakpoints: call and return events */

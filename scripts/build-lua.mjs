@@ -7,7 +7,8 @@
  * timestamps). A module that is required but missing fails the build loudly. A line map (module
  * `luapanda.bundlemap`) says which module each line comes from, so that the runtime's errors name
  * `luapanda/hook.lua:157`. The LuaLS type definitions lua/LuaPanda.meta.lua are copied next to
- * the output unchanged.
+ * the output unchanged. First, lua/luapanda/contract.lua is regenerated from
+ * src/protocol/contract.ts when it differs (scripts/contract-lua.mjs).
  *
  * Usage: node scripts/build-lua.mjs [--out <file>]
  */
@@ -21,6 +22,7 @@ import {
 } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { writeContractLua } from './contract-lua.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const luaDir = path.join(root, 'lua');
@@ -42,6 +44,7 @@ function fail(message) {
 
 if (!existsSync(entryFile)) fail(`missing entry file lua/LuaPanda.lua`);
 if (!existsSync(metaFile)) fail(`missing LuaLS definitions lua/LuaPanda.meta.lua`);
+if (writeContractLua()) console.log('build-lua: regenerated lua/luapanda/contract.lua');
 
 /** Every module file under lua/luapanda, as module name -> source. */
 const modules = new Map();

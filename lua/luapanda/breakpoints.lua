@@ -111,11 +111,17 @@ local function flush()
   end
 end
 
---- Parses a hit condition: "> N", ">= N", "== N", "< N", "<= N", "% N" or a bare "N" (>= N).
+--- Parses a hit condition: "> N", ">= N", "== N" (or "= N"), "< N", "<= N", "% N" (or
+--- "% N == 0") or a bare "N" (>= N): the grammar of src/session/hitCondition.ts, whose cases
+--- (test/fixtures/contract/hitConditions.json) run against both.
 local function parseHitCondition(text)
   local s = string.gsub(string.gsub(tostring(text), "^%s+", ""), "%s+$", "")
   if s == "" then return nil end
   local op, n = string.match(s, "^([<>=%%]=?)%s*(%d+)$")
+  if not op then
+    n = string.match(s, "^%%%s*(%d+)%s*==%s*0$")
+    op = n and "%"
+  end
   if not op then
     n = string.match(s, "^(%d+)$")
     op = n and ">="

@@ -13,6 +13,7 @@
 local compat = require("luapanda.compat")
 local breakpoints = require("luapanda.breakpoints")
 local proghooks = require("luapanda.proghooks")
+local contract = require("luapanda.contract")
 
 local M = {}
 
@@ -21,6 +22,9 @@ local verdict = breakpoints.verdict
 local verdicts = breakpoints.verdictTable()
 local cFunctions = breakpoints.cFunctions
 local ownFunctions = breakpoints.ownFunctions
+-- The hook modes (the contract's HOOK_MODES; the C hook's LPN_MODE_*).
+local NONE, ELSEWHERE, BELOW, INSIDE = contract.HOOK_MODES.none, contract.HOOK_MODES.elsewhere,
+  contract.HOOK_MODES.below, contract.HOOK_MODES.inside
 
 local session        -- callbacks: onPoll(hookFn), onSlowLine(line, hookFn), onBreakpoint(bp, line, hookFn)
 local enabled = false
@@ -76,16 +80,13 @@ function M.pool() return pool end
 
 -- LuaJIT 2.1 drops return events when a count hook is set without a line hook, so there the
 -- "below a breakpoint function" mode also takes line events (cheap: activeLines is false).
--- Mode 3 is "called from a function with breakpoints": it keeps the line mask of mode 2 (so a
--- call and its return cost no debug.sethook, which walks the whole stack in 5.4) with no lines
--- to check.
-local MASKS = { [0] = "c", [1] = "cr", [2] = "lcr", [3] = "lcr" }
+local MASKS = { [ELSEWHERE] = "c", [BELOW] = "cr", [INSIDE] = "lcr" }
 if compat.isJIT then
   -- LuaJIT drops return events with a count hook and no line hook, and never sends them for fast
   -- functions (select, pcall, ...): below a function with breakpoints, lines are hooked too and
   -- each one checks its function's verdict (the JIT is off then anyway). LuaJIT also has one
   -- global hook for all threads: the coroutine wrappers set the mode for the thread they resume.
-  MASKS = { [0] = "c", [1] = "lcr", [2] = "lcr", [3] = "lcr" }
+  MASKS = { [ELSEWHERE] = "c", [BELOW] = "lcr", [INSIDE] = "lcr" }
 end
 
 local isJIT = compat.isJIT
@@ -126,13 +127,13 @@ local function newHook(prog)
   local me -- the installed function: what the session looks for on the stack
   local countEvery, countTicks = 1, 0 -- with the program's count hook: poll on every n-th count
   local activeLines = false
-  local mode = -1
-  local jitBelow = false -- LuaJIT in mode 1: lines must be checked (see below)
+  local mode = NONE
+  local jitBelow = false -- LuaJIT in mode BELOW: lines must be checked (see below)
   local hook
   -- Sets this hook's mode; `co` names a thread other than the running one.
   local function apply(m, lines, force, co)
     activeLines = lines or false
-    jitBelow = isJIT and m ~= 2
+    jitBelow = isJIT and m ~= INSIDE
     if force or MASKS[m] ~= MASKS[mode] then
       mode = m
       local mask
@@ -141,7 +142,7 @@ local function newHook(prog)
         return
       elseif native and not special and not prog then
         -- The C hook in the same mode; a count only when no watcher polls for us.
-        native.sethook(co, bpMode and (m < 2 and m or 2) or -1, watching and 0 or pollEvery)
+        native.sethook(co, bpMode and (m < INSIDE and m or INSIDE) or NONE, watching and 0 or pollEvery)
         return
       elseif slow then
         mask = entryCalls and "cl" or "l"
@@ -225,7 +226,7 @@ local function newHook(prog)
     end
   end
   hook = function(event, line)
-    if (event == "call" or event == "tail call") and mode ~= 2 and not special and not inside then
+    if (event == "call" or event == "tail call") and mode ~= INSIDE and not special and not inside then
       -- The hot case with breakpoints elsewhere: a call of a function known to hold none, which
       -- changes nothing (one getinfo and one index, no function call).
       if verdicts[getinfo(2 + LV, "f").func] == false then return end
@@ -290,19 +291,18 @@ local function newHook(prog)
       if not info then return end
       local lines = verdict(info.func)
       if lines then
-        if mode ~= 2 then apply(2, lines) else activeLines = lines end
+        if mode ~= INSIDE then apply(INSIDE, lines) else activeLines = lines end
         return
       end
-      if mode == 3 then return end
-      if mode == 2 then
+      if mode == INSIDE then
         local l = level + 1
         while true do
           local below = getinfo(l, "f")
           if not below then break end
-          if verdict(below.func) then apply(1) return end
+          if verdict(below.func) then apply(BELOW) return end
           l = l + 1
         end
-        apply(0)
+        apply(ELSEWHERE)
       end
     else -- "call" / "tail call"
       local fn = getinfo(2 + LV, "f").func
@@ -311,12 +311,12 @@ local function newHook(prog)
       if lines then
         -- (One index per call of a function with breakpoints; [0]: a function breakpoint.)
         if lines[0] then armed = lines[0] special = true end
-        if mode ~= 2 then apply(2, lines) else activeLines = lines end
-      elseif mode == 2 and not cFunctions[fn] then
+        if mode ~= INSIDE then apply(INSIDE, lines) else activeLines = lines end
+      elseif mode == INSIDE and not cFunctions[fn] then
         -- A C function runs no lines; if it calls Lua code, that call event decides. (Keeping the
-        -- line mask here instead, "mode 3", measured slower: every line of the callee's subtree
-        -- then costs a hook call.)
-        apply(1)
+        -- line mask here instead measured slower: every line of the callee's subtree then costs
+        -- a hook call.)
+        apply(BELOW)
       end
     end
   end
@@ -381,20 +381,21 @@ function M.onProgramHook(key)
   if enabled then M.refresh() end
 end
 
--- Mode of a stack: 2 if the top user frame holds a breakpoint, 1 if one below does, else 0.
+-- Mode of a stack: INSIDE if the top user frame holds a breakpoint, BELOW if one below does, else
+-- ELSEWHERE.
 local function modeOf(co, firstLevel)
-  if not bpMode then return 0, nil end
+  if not bpMode then return ELSEWHERE, nil end
   local level, top = firstLevel, true
   while true do
     local info
     if co then info = getinfo(co, level, "fS") else info = getinfo(level, "fS") end
-    if not info then return 0, nil end
+    if not info then return ELSEWHERE, nil end
     -- (5.1 lists a frame a tail call replaced as a level of its own, "tail": nothing of it is left.)
     if info.what ~= "C" and info.what ~= "tail" and not breakpoints.isOwnSource(info.source) then
       local lines = verdict(info.func)
       if lines then
-        if top then return 2, lines end
-        return 1, nil
+        if top then return INSIDE, lines end
+        return BELOW, nil
       end
       top = false
     end

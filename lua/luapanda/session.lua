@@ -23,6 +23,7 @@ local conditions = require("luapanda.conditions")
 local consolepipe = require("luapanda.consolepipe")
 local hotreload = require("luapanda.hotreload")
 local fnbreakpoints = require("luapanda.fnbreakpoints")
+local contract = require("luapanda.contract")
 local errorfilters = require("luapanda.errorfilters")
 local linemap = require("luapanda.linemap")
 
@@ -30,12 +31,12 @@ local S = {}
 
 local getinfo = debug.getinfo
 
-S.VERSION = "3.3.1"          -- upstream protocol version we speak
-S.RUNTIME_VERSION = "0.1.0"
+-- Versions, features and stop commands come from the contract (src/protocol/contract.ts).
+local STOPS = contract.STOPS
+S.VERSION = contract.PROTOCOL_VERSION -- upstream protocol version we speak
+S.RUNTIME_VERSION = contract.RUNTIME_VERSION
 S.gameName = nil              -- start(host, port, {name = ...}): the game's name in the IDE
-S.FEATURES = { "pause", "exceptions", "paging", "hitCondition", "logInterpolation", "functionNames",
-  "coroutines", "configurationDone", "breakpointResults", "setField", "hotReload", "functionBreakpoints",
-  "exceptionConditions", "trace" }
+S.FEATURES = contract.RUNTIME_FEATURES
 
 --- The features this connection has: S.FEATURES, and "jitCompiles" when LuaJIT's compiler stays
 --- on while attached (compiled code runs no hook: a pause takes effect when it leaves compiled
@@ -44,7 +45,7 @@ function S.features()
   if not compat.isJIT or S.settings.jitOffWhileAttached then return S.FEATURES end
   local list = {}
   for i, name in ipairs(S.FEATURES) do list[i] = name end
-  list[#list + 1] = "jitCompiles"
+  list[#list + 1] = contract.FEATURES.jitCompiles
   return list
 end
 
@@ -385,7 +386,7 @@ function S.onBreakpoint(bp, line, hookFn, codeAt, fn)
   local base = codeAt or codeLevel(hookFn)
   if not base then return end
   if breakpointFires(bp, base, fn) then
-    S.stop("stopOnBreakpoint", base, { hitLines = { line } })
+    S.stop(STOPS.breakpoint, base, { hitLines = { line } })
   end
 end
 
@@ -396,7 +397,7 @@ function S.onEntry(bp, line, hookFn, codeAt, fn)
   local base = codeAt or codeLevel(hookFn)
   if not base then return false end
   if breakpointFires(bp, base, fn, line) then
-    S.stop("stopOnBreakpoint", base, { hitFunctions = { bp.name } })
+    S.stop(STOPS.breakpoint, base, { hitFunctions = { bp.name } })
     return true
   end
   return false
@@ -416,16 +417,16 @@ function S.onSlowLine(line, hookFn)
     local lines = breakpoints.verdict(info.func)
     local bp = lines and lines[line]
     if bp and breakpointFires(bp, base) then
-      S.stop("stopOnBreakpoint", base, { hitLines = { line } })
+      S.stop(STOPS.breakpoint, base, { hitLines = { line } })
       return
     end
   end
-  if pausePending then S.stop("stopOnPause", base) return end
-  if entryKey and (entryKey == key or entryKey == true) then S.stop("stopOnEntry", base) return end
-  if bpKey and bpKey == key then S.stop("stopOnCodeBreakpoint", base) return end
+  if pausePending then S.stop(STOPS.pause, base) return end
+  if entryKey and (entryKey == key or entryKey == true) then S.stop(STOPS.entry, base) return end
+  if bpKey and bpKey == key then S.stop(STOPS.codeBreakpoint, base) return end
   local s = step
   if s then
-    if s.mode == "in" then S.stop("stopOnStepIn", base) return end
+    if s.mode == "in" then S.stop(STOPS.stepIn, base) return end
     if s.key == key then
       local depth = depthAt(base)
       if s.skip then
@@ -433,8 +434,8 @@ function S.onSlowLine(line, hookFn)
         if skip.line == line and skip.depth == depth then s.skip = nil return end
         if depth <= skip.depth then s.skip = nil end
       end
-      if s.mode == "over" and depth <= s.depth then S.stop(s.cmd or "stopOnStep", base) return end
-      if s.mode == "out" and depth < s.depth then S.stop("stopOnStepOut", base) return end
+      if s.mode == "over" and depth <= s.depth then S.stop(s.cmd or STOPS.step, base) return end
+      if s.mode == "out" and depth < s.depth then S.stop(STOPS.stepOut, base) return end
     end
   end
 end
@@ -443,7 +444,7 @@ end
 --- that resumed it, at its current depth or above.
 function S.onThreadLeft(co, resumerKey, resumerDepth)
   if step and step.key == co and step.mode ~= "in" then
-    step = { mode = "over", key = resumerKey, depth = resumerDepth, cmd = step.cmd or "stopOnStep" }
+    step = { mode = "over", key = resumerKey, depth = resumerDepth, cmd = step.cmd or STOPS.step }
   end
 end
 
@@ -472,7 +473,7 @@ function S.onException(message, uncaught, marker, thread, assertion, threadError
       if info.func == marker then base = l + 1 break end
     end
   end
-  S.stop("stopOnException", base, { exceptionText = text, uncaught = uncaught and true or false }, thread,
+  S.stop(STOPS.exception, base, { exceptionText = text, uncaught = uncaught and true or false }, thread,
     threadError)
   return true
 end
@@ -575,7 +576,7 @@ function commands.initSuccess(info, id)
     UseHookLib = "0",
     UseLoadstring = compat.canCompile and "1" or "0",
     isNeedB64EncodeStr = c.base64 and "true" or "false",
-    runtime = "luapanda-mcp",
+    runtime = contract.RUNTIME_NAME,
     runtimeVersion = S.RUNTIME_VERSION,
     luaVersion = compat.luaVersion,
     features = S.features(),
@@ -658,9 +659,9 @@ local function startStep(mode, cmd, id)
   return true
 end
 
-function commands.stopOnStep(_, id) return startStep("over", "stopOnStep", id) end
-function commands.stopOnStepIn(_, id) return startStep("in", "stopOnStepIn", id) end
-function commands.stopOnStepOut(_, id) return startStep("out", "stopOnStepOut", id) end
+function commands.stopOnStep(_, id) return startStep("over", STOPS.step, id) end
+function commands.stopOnStepIn(_, id) return startStep("in", STOPS.stepIn, id) end
+function commands.stopOnStepOut(_, id) return startStep("out", STOPS.stepOut, id) end
 
 function commands.pause(_, id)
   S.send("pause", {}, id)

@@ -20,6 +20,7 @@ import {
 } from '@vscode/debugadapter';
 import type { DebugProtocol } from '@vscode/debugprotocol';
 import * as path from 'node:path';
+import { deferred, withTimeout } from '../common/async';
 import { TraceSink, TraceTag, Tracer, getProcessTracer, parseTraceTags } from '../common/trace';
 import {
   ExceptionFilterSpec,
@@ -94,8 +95,6 @@ const CONFIGURATION_DONE_TIMEOUT_MS = 10_000;
 type TraceSwitch = LaunchArguments['trace'];
 
 export interface LuaDebugSessionOptions {
-  /** Called with each Lua session this adapter creates (the MCP tools use it to read output). */
-  readonly onSession?: (session: LuaSession) => void;
   /**
    * Whether a further game on the attach port gets a child session (default true). Only an adapter
    * whose child sessions run in this process can hand a connection over (inline, `--server`).
@@ -110,8 +109,7 @@ export interface LuaDebugSessionOptions {
 
 export class LuaDebugSession extends LoggingDebugSession {
   private session: LuaSession | undefined;
-  private configurationDone!: () => void;
-  private readonly configured = new Promise<void>((resolve) => (this.configurationDone = resolve));
+  private readonly configured = deferred();
   /** The client shows progress notifications (and sends `cancel` for them). */
   private clientShowsProgress = false;
   /** The client opens child sessions (DAP `startDebugging`): several games on one port. */
@@ -137,11 +135,6 @@ export class LuaDebugSession extends LoggingDebugSession {
     silenceLogger();
   }
 
-  /** The Lua session behind this adapter, once launch/attach created it. */
-  get luaSession(): LuaSession | undefined {
-    return this.session;
-  }
-
   protected override initializeRequest(
     response: DebugProtocol.InitializeResponse,
     args: DebugProtocol.InitializeRequestArguments,
@@ -155,7 +148,7 @@ export class LuaDebugSession extends LoggingDebugSession {
   protected override configurationDoneRequest(
     response: DebugProtocol.ConfigurationDoneResponse,
   ): void {
-    this.configurationDone();
+    this.configured.resolve();
     this.sendResponse(response);
   }
 
@@ -616,7 +609,6 @@ export class LuaDebugSession extends LoggingDebugSession {
     );
     this.session = session;
     this.subscribe(session);
-    this.options.onSession?.(session);
     // Now the client may send breakpoints and configurationDone.
     this.sendEvent(new InitializedEvent());
     return session;
@@ -705,12 +697,7 @@ export class LuaDebugSession extends LoggingDebugSession {
   }
 
   private async waitForConfiguration(): Promise<void> {
-    let timer: NodeJS.Timeout | undefined;
-    await Promise.race([
-      this.configured,
-      new Promise<void>((resolve) => (timer = setTimeout(resolve, CONFIGURATION_DONE_TIMEOUT_MS))),
-    ]);
-    clearTimeout(timer);
+    await withTimeout(this.configured.promise, CONFIGURATION_DONE_TIMEOUT_MS);
   }
 
   /** Runs `make`; if it fails, the session ends with that error before it is rethrown. */

@@ -8,6 +8,7 @@
  */
 import { EventEmitter } from 'node:events';
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { delay } from '../common/async';
 import {
   HealthInfo,
   HttpServerHandle,
@@ -384,8 +385,4 @@ export class McpServerManager {
 
 function elsewhere(port: number, other: HealthInfo): ServerState {
   return { kind: 'elsewhere', port, workspace: other.workspace, pid: other.pid };
-}
-
-function delay(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms));
 }

@@ -9,6 +9,7 @@
 import { randomUUID } from 'node:crypto';
 import type { DebugProtocol } from '@vscode/debugprotocol';
 import * as vscode from 'vscode';
+import { withTimeout } from '../common/async';
 import { offeredGameId } from '../adapter/gameHandoff';
 import { DebugChannel, DebugSessionPort, LaunchConfiguration, StartOptions } from '../mcp/channel';
 import { VscodeBreakpoints } from './vscodeBreakpoints';
@@ -133,7 +134,7 @@ export class VscodeDebugChannel
             `VS Code could not start "${config.name}" (type "${config.type}"): is the debugger extension installed and the configuration valid?`,
         );
       }
-      const port = await Promise.race([found, delay(5000).then(() => undefined)]);
+      const port = await withTimeout(found, 5000);
       if (!port) {
         throw new Error(`VS Code started "${config.name}" but its session did not appear.`);
       }
@@ -157,7 +158,7 @@ export class VscodeDebugChannel
       this.emitter.on('ended', onEnded);
     });
     await vscode.debug.stopDebugging(root.session);
-    await Promise.race([ended, delay(5000)]);
+    await withTimeout(ended, 5000);
   }
 
   activeSession(): DebugSessionPort | undefined {
@@ -299,8 +300,4 @@ export class VscodeDebugChannel
     for (const child of root.children) this.rootOf.delete(child.id);
     this.emitter.emit('ended', root);
   }
-}
-
-function delay(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms));
 }

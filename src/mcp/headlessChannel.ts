@@ -4,6 +4,7 @@
  * attach, the `initialized` event, breakpoints, exception filters, configurationDone).
  */
 import type { DebugProtocol } from '@vscode/debugprotocol';
+import { settleWithin } from '../common/async';
 import { DebugChannel, DebugSessionPort, LaunchConfiguration, StartOptions } from './channel';
 import { DapClient, DapEndpoint } from './dapClient';
 import {
@@ -166,12 +167,10 @@ export class HeadlessChannel extends ChannelEventSource implements DebugChannel 
       launched && session.capabilities.supportsTerminateRequest
         ? session.client.request('terminate', {})
         : session.client.request('disconnect', { terminateDebuggee: launched });
-    let timer: NodeJS.Timeout | undefined;
-    const giveUp = new Promise<void>((resolve) => {
-      timer = setTimeout(resolve, this.options.stopTimeoutMs ?? 5_000);
-    });
-    await Promise.race([request.then(() => ended).catch(() => undefined), giveUp]);
-    clearTimeout(timer);
+    await settleWithin(
+      request.then(() => ended),
+      this.options.stopTimeoutMs ?? 5_000,
+    );
     this.end(session);
   }
 

@@ -6,6 +6,8 @@
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 
+export { error } from './errors';
+
 export const STATUSES = [
   'success',
   'error',
@@ -41,10 +43,6 @@ export const asyncBaseOutputShape = {
 };
 
 export const MAX_RESULT_BYTES = 48 * 1024;
-
-export function error(message: string): ToolResult {
-  return { status: 'error', message };
-}
 
 export function toCallToolResult(result: ToolResult, maxBytes = MAX_RESULT_BYTES): CallToolResult {
   const fitted = fitToSize(result, maxBytes);

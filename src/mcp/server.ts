@@ -150,7 +150,7 @@ function registerTool(
       try {
         result = await tool.handler(args, context, extras);
       } catch (e) {
-        result = error(`${tool.name} failed unexpectedly: ${(e as Error).message}`);
+        result = error('unexpected', `${tool.name} failed unexpectedly: ${(e as Error).message}`);
       }
       tracer.log('mcp.call', () => `← ${tool.name} ${JSON.stringify(result)}`);
       return toCallToolResult(result);

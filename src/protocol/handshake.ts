@@ -5,6 +5,7 @@
  * `DistinguishSameNameFile`, and dies on a handshake without the first (Docs/Doc_Common.md).
  */
 import * as os from 'node:os';
+import { PROTOCOL_VERSION } from './contract';
 import { InitSuccessRequest } from './messages';
 
 export interface HandshakeSettings {
@@ -47,7 +48,7 @@ export function initSuccessInfo(settings: HandshakeSettings = {}): InitSuccessRe
     OSType: settings.osType ?? os.type(),
     clibPath: settings.clibPath ?? '',
     useCHook: bool(settings.useCHook ?? false),
-    adapterVersion: settings.adapterVersion ?? '3.3.1',
+    adapterVersion: settings.adapterVersion ?? PROTOCOL_VERSION,
     autoPathMode: bool(settings.autoPathMode ?? true),
     distinguishSameNameFile: bool(settings.distinguishSameNameFile ?? false),
     truncatedOPath: settings.truncatedOPath ?? '',

@@ -4,11 +4,10 @@
  * `ProtocolError`s instead of exceptions, so one bad frame never stops the ones after it.
  */
 import { z } from 'zod';
+import { STOP_COMMANDS, StopCommand } from './contract';
 import { ProtocolError, excerptOf } from './errors';
 import {
   LuaNotification,
-  STOP_COMMANDS,
-  StopCommand,
   luaNotificationSchemas,
   replySchemas,
   stopNotificationSchema,

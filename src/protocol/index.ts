@@ -2,6 +2,7 @@
  * The LuaPanda wire protocol: framing, message schemas, the callbackId registry and TCP links.
  * It knows nothing of DAP, MCP or VS Code; everything above it imports from here.
  */
+export * from './contract';
 export * from './errors';
 export * from './framing';
 export * from './wireTypes';

@@ -5,6 +5,7 @@
  * are optional fields and commands that an upstream peer ignores.
  */
 import { z } from 'zod';
+import type { StopCommand } from './contract';
 import { anyInfo, wireArray, wireBoolean, wireNumber, wireObject, wireText } from './wireTypes';
 
 // ---------------------------------------------------------------------------------------------
@@ -324,19 +325,7 @@ export type ReplyInfo<C extends RequestCommand> = z.output<(typeof replySchemas)
 // ---------------------------------------------------------------------------------------------
 // Lua → IDE: notifications (callbackId absent, 0, "0" or "")
 
-/** Stop notifications; the `stopOnStep*` names double as step replies (told apart by id). */
-export const STOP_COMMANDS = [
-  'stopOnEntry',
-  'stopOnBreakpoint',
-  'stopOnCodeBreakpoint',
-  'stopOnStep',
-  'stopOnStepIn',
-  'stopOnStepOut',
-  'stopOnException',
-  'stopOnPause',
-] as const;
-export type StopCommand = (typeof STOP_COMMANDS)[number];
-
+/** The `info` of a stop notification (its commands: the contract's STOP_COMMANDS). */
 export const stopInfoSchema = z.union([
   z.array(z.unknown()).transform(() => ({})),
   z.object({

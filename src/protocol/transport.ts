@@ -13,6 +13,7 @@
  */
 import { EventEmitter } from 'node:events';
 import * as net from 'node:net';
+import { delay } from '../common/async';
 import { LuaConnection, LuaConnectionOptions } from './connection';
 
 export const DEFAULT_LUA_PORT = 8818;
@@ -183,7 +184,7 @@ export async function connectToLua(options: ConnectOptions): Promise<LuaConnecti
       if (signal?.aborted) throw abortError(signal);
       lastError = error as Error;
     }
-    await delay(Math.min(retryIntervalMs, Math.max(0, deadline - Date.now())), signal);
+    await delay(Math.min(retryIntervalMs, Math.max(0, deadline - Date.now())), { signal });
   }
 }
 
@@ -217,18 +218,6 @@ function connectOnce(
       cleanup();
       resolve(socket);
     });
-  });
-}
-
-function delay(ms: number, signal?: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    const timer = setTimeout(done, ms);
-    function done() {
-      clearTimeout(timer);
-      signal?.removeEventListener('abort', done);
-      resolve();
-    }
-    signal?.addEventListener('abort', done);
   });
 }
 

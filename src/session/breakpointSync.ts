@@ -4,7 +4,7 @@
  * turns what the runtime says back — verdicts, "loaded", `breakpointsBound`, a condition that
  * failed — into breakpoint changes and warnings. LuaSession owns it and relays both as events.
  */
-import type { IdeRequestInfo, LuaNotification, ReplyInfo } from '../protocol';
+import type { FeatureSet, IdeRequestInfo, LuaNotification, ReplyInfo } from '../protocol';
 import { Breakpoint, BreakpointSpec, BreakpointStore } from './breakpoints';
 import { toSessionError } from './errors';
 import { dialectOf } from './luaDialect';
@@ -14,7 +14,7 @@ import { SourceFiles } from './sourceFiles';
 export interface BreakpointSyncHost {
   readonly store: BreakpointStore;
   readonly mapper: SourceMapper;
-  features(): ReadonlySet<string>;
+  features(): FeatureSet;
   sendList(info: IdeRequestInfo<'setBreakPoint'>): Promise<ReplyInfo<'setBreakPoint'>>;
   /** Breakpoints changed without a request that returns them. */
   announce(changed: readonly Breakpoint[]): void;

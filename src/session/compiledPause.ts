@@ -5,6 +5,7 @@
  * pending and takes effect then. When it has not been answered within the bound, the caller is
  * told exactly that, and how to make pause work anywhere.
  */
+import { withTimeout } from '../common/async';
 import { SessionError } from './errors';
 
 export const COMPILED_PAUSE_MESSAGE =
@@ -20,17 +21,12 @@ export const COMPILED_PAUSE_MESSAGE =
  * link's end, settles it later without anyone waiting).
  */
 export async function pauseCompiledCode(answer: Promise<unknown>, boundMs: number): Promise<void> {
-  let timer: NodeJS.Timeout | undefined;
-  const bound = new Promise<'bound'>((resolve) => {
-    timer = setTimeout(() => resolve('bound'), boundMs);
-  });
-  try {
-    const first = await Promise.race([answer.then(() => 'answered' as const), bound]);
-    if (first === 'bound') {
-      answer.catch(() => undefined); // settled later: the link ended, or the pause took effect
-      throw new SessionError('pause-in-compiled-code', COMPILED_PAUSE_MESSAGE);
-    }
-  } finally {
-    clearTimeout(timer);
+  const answered = await withTimeout(
+    answer.then(() => true),
+    boundMs,
+  );
+  if (!answered) {
+    answer.catch(() => undefined); // settled later: the link ended, or the pause took effect
+    throw new SessionError('pause-in-compiled-code', COMPILED_PAUSE_MESSAGE);
   }
 }

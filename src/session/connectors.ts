@@ -11,7 +11,7 @@ import * as path from 'node:path';
 import type { Tracer } from '../common/trace';
 import { LuaListener, ReplyInfo, connectToLua } from '../protocol';
 import { DebuggeeProcess, DebuggeeSpec } from './debuggee';
-import { SessionError } from './errors';
+import { SessionError, sessionErrors } from './errors';
 import { describeExit } from './exitStatus';
 import { checkInterpreter } from './launchProbe';
 import { DEFAULT_CONNECTION_HOST, localAddressOf } from './listenHost';
@@ -128,7 +128,7 @@ export async function launchConnector(spec: LaunchSpec): Promise<Connector> {
             cleanup();
             reject(
               aborter.signal.aborted
-                ? new SessionError('terminated', 'The session was stopped while starting.')
+                ? sessionErrors.stoppedWhile('starting')
                 : new SessionError(
                     'no-connection',
                     `The program did not connect to the debugger within ${timeoutMs} ms. ` +
@@ -192,10 +192,7 @@ export async function listenConnector(spec: ListenSpec): Promise<Connector> {
         return await listener.waitForConnection({ timeoutMs, signal: aborter.signal });
       } catch {
         if (aborter.signal.aborted) {
-          throw new SessionError(
-            'terminated',
-            'The session was stopped while waiting for the game.',
-          );
+          throw sessionErrors.stoppedWhile('waiting for the game');
         }
         // The listener rejects only when aborted or when the time is up.
         const seconds = spec.connectionTimeoutS ?? (timeoutMs ?? 0) / 1000;
@@ -261,7 +258,7 @@ export function dialConnector(spec: DialSpec): Connector {
         });
       } catch (error) {
         if (aborter.signal.aborted) {
-          throw new SessionError('terminated', 'The session was stopped while connecting.');
+          throw sessionErrors.stoppedWhile('connecting');
         }
         const message = (error as Error).message;
         const seconds = spec.connectionTimeoutS ?? (timeoutMs ?? 0) / 1000;

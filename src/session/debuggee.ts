@@ -7,6 +7,7 @@
 import type { ChildProcess } from 'node:child_process';
 import { EventEmitter } from 'node:events';
 import * as path from 'node:path';
+import { withTimeout } from '../common/async';
 import { ExitStatus } from './exitStatus';
 import { InterpreterChoice, programEnv, spawnInterpreter } from './interpreter';
 import { nativeCpathCode } from './nativeBuilds';
@@ -122,7 +123,7 @@ export class DebuggeeProcess extends EventEmitter<DebuggeeEvents> {
     if (this.exitInfo) return;
     const gone = new Promise<void>((resolve) => this.once('exit', () => resolve()));
     this.child.kill('SIGKILL');
-    await Promise.race([gone, new Promise((resolve) => setTimeout(resolve, 3000).unref())]);
+    await withTimeout(gone, 3000, { unref: true });
   }
 }
 

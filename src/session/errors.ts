@@ -65,3 +65,68 @@ export function toSessionError(
   if (code === 'connection-closed') return new SessionError('connection-lost', err.message);
   return new SessionError(fallback, err.message);
 }
+
+/**
+ * The failures of the session model, as factories: code and message together, so that the same
+ * failure reads the same wherever it is raised. (Set-up failures: setupErrors.ts.)
+ */
+export const sessionErrors = {
+  /** A command the program's state does not allow. */
+  wrongState(
+    code: 'not-running' | 'not-stopped' | 'invalid-state',
+    verb: string,
+    state: string,
+    wanted: string,
+  ): SessionError {
+    return new SessionError(
+      code,
+      `Cannot ${verb}: the program is ${state.toLowerCase()}, not ${wanted}.`,
+    );
+  },
+  noCurrentStop(verb: string): SessionError {
+    return new SessionError('not-stopped', `Cannot ${verb}: no current stop.`);
+  },
+  /** A launch with noDebug: there is no link to the Lua side. */
+  noDebugger(): SessionError {
+    return new SessionError('not-supported', 'The program runs without the debugger (noDebug).');
+  },
+  notConnected(): SessionError {
+    return new SessionError('connection-lost', 'No Lua program is connected.');
+  },
+  unknownThread(threadId: number, known: readonly number[]): SessionError {
+    return new SessionError(
+      'unknown-thread',
+      `There is no thread ${threadId}; the threads are ${known.join(', ')}.`,
+    );
+  },
+  unknownFrame(frameId: number): SessionError {
+    return new SessionError(
+      'unknown-frame',
+      `Frame ${frameId} is not a frame of the current stop; frame ids last only until the ` +
+        'program continues or steps.',
+    );
+  },
+  invalidReference(handle: number): SessionError {
+    return new SessionError(
+      'invalid-reference',
+      `Variable reference ${handle} is not valid: references last only until the program ` +
+        'continues or steps. Get fresh ones from the current stop.',
+    );
+  },
+  handshakeFailed(cause: string): SessionError {
+    return new SessionError(
+      'handshake-failed',
+      `The Lua program connected but did not complete the LuaPanda handshake: ${cause}`,
+    );
+  },
+  handshakeRefused(reason: string): SessionError {
+    return new SessionError(
+      'handshake-refused',
+      `The Lua runtime refused the handshake: ${reason}`,
+    );
+  },
+  /** The session was stopped while it waited (`while starting`, `while waiting for the game`…). */
+  stoppedWhile(what: string): SessionError {
+    return new SessionError('terminated', `The session was stopped while ${what}.`);
+  },
+};

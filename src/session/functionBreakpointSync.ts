@@ -4,7 +4,7 @@
  * says back — in its reply, and in `functionBreakpointsBound` when a name binds later. Notices
  * that arrive while a list is on its way wait for its reply (which would otherwise undo them).
  */
-import type { FunctionBreakpointResult, IdeRequestInfo, ReplyInfo } from '../protocol';
+import type { FeatureSet, FunctionBreakpointResult, IdeRequestInfo, ReplyInfo } from '../protocol';
 import { toSessionError } from './errors';
 import {
   ChunkResolver,
@@ -17,7 +17,7 @@ import {
 export interface FunctionBreakpointSyncHost {
   readonly store: FunctionBreakpointStore;
   readonly resolve: ChunkResolver;
-  features(): ReadonlySet<string>;
+  features(): FeatureSet;
   sendList(
     info: IdeRequestInfo<'setFunctionBreakPoint'>,
   ): Promise<ReplyInfo<'setFunctionBreakPoint'>>;

@@ -1,7 +1,9 @@
 /**
  * Hit conditions (`> 5`, `>= 5`, `== 5`, `< 5`, `<= 5`, `% 2`, a bare `5`), parsed when a
  * breakpoint is set so that a bad one is reported at once. The result is the canonical spelling
- * the runtime understands (Docs/Protocol_Extensions.md); `% N == 0` is accepted as `% N`.
+ * the runtime understands (Docs/Protocol_Extensions.md); `= N` is accepted as `== N` and
+ * `% N == 0` as `% N`. The runtime reads the same grammar (lua/luapanda/breakpoints.lua): the
+ * cases of test/fixtures/contract/hitConditions.json run against both.
  */
 
 export type HitConditionResult = { ok: true; wire: string } | { ok: false; message: string };
@@ -14,8 +16,11 @@ export function parseHitCondition(text: string): HitConditionResult {
     if (n === 0) return { ok: false, message: 'A hit condition "% N" needs N greater than 0.' };
     return { ok: true, wire: `% ${n}` };
   }
-  const compare = /^(>=|<=|==|>|<)?\s*(\d+)$/.exec(trimmed);
-  if (compare) return { ok: true, wire: `${compare[1] ?? '>='} ${Number(compare[2])}` };
+  const compare = /^(>=|<=|==|=|>|<)?\s*(\d+)$/.exec(trimmed);
+  if (compare) {
+    const op = compare[1] === '=' ? '==' : (compare[1] ?? '>=');
+    return { ok: true, wire: `${op} ${Number(compare[2])}` };
+  }
   return {
     ok: false,
     message:

@@ -5,19 +5,14 @@
  * that did not reach a safe point in time. LuaSession calls it; the report is hotReload.ts's.
  */
 import { promises as fs } from 'node:fs';
-import type { IdeRequestInfo, ReplyInfo } from '../protocol';
+import type { FeatureSet, IdeRequestInfo, ReplyInfo } from '../protocol';
 import { SessionError, toSessionError } from './errors';
 import { HotReloadReport, normalizeReport } from './hotReload';
 import { isAbsolutePath, joinPath } from './paths';
 
-/** The feature a runtime announces in its handshake when it can hot reload. */
-export const HOT_RELOAD_FEATURE = 'hotReload';
-/** LuaJIT with its compiler on while attached: compiled code reaches no hook. */
-const JIT_COMPILES_FEATURE = 'jitCompiles';
-
 export interface HotReloadHost {
   readonly cwd: string;
-  readonly features: ReadonlySet<string>;
+  readonly features: FeatureSet;
   /** The path a `setBreakPoint` carries for a workspace file. */
   wirePath(localPath: string): string;
   /** Sends the request, bounded by `timeoutMs`; rejects with a `SessionError`. */
@@ -35,7 +30,7 @@ export async function hotReloadFile(
   path: string,
   source?: string,
 ): Promise<HotReloadReport> {
-  if (!host.features.has(HOT_RELOAD_FEATURE)) {
+  if (!host.features.has('hotReload')) {
     throw new SessionError('not-supported', RUNTIME_CANNOT_RELOAD);
   }
   const local = isAbsolutePath(path) ? path : joinPath(host.cwd, path);
@@ -50,7 +45,7 @@ export async function hotReloadFile(
     const failure = toSessionError(error);
     if (failure.code !== 'request-timeout') throw failure;
     // A running program reads commands at its safe points only (a hook, a GC step, tick()).
-    const compiled = host.features.has(JIT_COMPILES_FEATURE)
+    const compiled = host.features.has('jitCompiles')
       ? ' Under LuaJIT, compiled code runs no debug hook: a loop that stays compiled is reached ' +
         'only where it calls LuaPanda.tick() (once a frame), or with ' +
         'LuaPanda.settings.jitOffWhileAttached = true.'

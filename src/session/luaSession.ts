@@ -1,24 +1,28 @@
 /**
  * `LuaSession`: the one model of a debug session. It owns the state machine, the breakpoint set,
- * the current stop, variable handles and program output, and emits a typed event for every
- * change. It knows the LuaPanda protocol (through `src/protocol`) and nothing of DAP, MCP or
+ * the current stop and variable handles, and emits a typed event for every change (program
+ * output too: it keeps none; whoever shows output listens). It knows the LuaPanda protocol (through `src/protocol`) and nothing of DAP, MCP or
  * VS Code: the DAP adapter and the MCP tools are views of it and drive it through its methods,
  * each of which returns a promise bounded by a timeout and fails with a coded `SessionError`.
  */
 import { randomUUID } from 'node:crypto';
 import { EventEmitter } from 'node:events';
+import { settleWithin } from '../common/async';
 import { NO_TRACE, Tracer } from '../common/trace';
 import {
+  Feature,
   IdeCommand,
   IdeRequestInfo,
   LuaNotification,
+  ProtocolError,
   ReplyInfo,
   RequestCommand,
+  featureSet,
 } from '../protocol';
 import { Breakpoint, BreakpointSpec, BreakpointStore } from './breakpoints';
 import { BreakpointSync } from './breakpointSync';
 import type { Connector } from './connectors';
-import { SessionError, toSessionError } from './errors';
+import { SessionError, sessionErrors, toSessionError } from './errors';
 import { pauseCompiledCode } from './compiledPause';
 import {
   ExceptionFilterResult,
@@ -31,7 +35,6 @@ import type { HotReloadReport } from './hotReload';
 import { hotReloadFile } from './hotReloadRequest';
 import { handshakeFor } from './handshakeSettings';
 import { Ask, EvaluateContext, assignIn, evaluateIn } from './inspection';
-import { OutputLog } from './outputLog';
 import { SourceMapper } from './paths';
 import { SessionState, StateMachine } from './state';
 import {
@@ -53,7 +56,6 @@ import type {
   Frame,
   LuaSessionEvents,
   OutputCategory,
-  OutputEntry,
   Scope,
   SessionConnection,
   SessionSettings,
@@ -70,6 +72,8 @@ const EXIT_GRACE_MS = 2_000;
 const DISPOSE_TIMEOUT_MS = 5_000;
 /** How long a detach waits for the Lua side to acknowledge `stopRun`. */
 const DETACH_TIMEOUT_MS = 2_000;
+/** Protocol errors shown as console lines per session; the events go on after that. */
+const SHOWN_PROTOCOL_ERRORS = 20;
 
 export interface StartOptions {
   /** Bound on the wait for the program to connect; undefined waits until stopped. */
@@ -94,14 +98,14 @@ export class LuaSession extends EventEmitter<LuaSessionEvents> {
   private readonly threadRegistry = new ThreadRegistry();
   private readonly variables = new VariableStore();
   private readonly functionNames = new FunctionNames();
-  private readonly outputLog = new OutputLog((entry) => this.emit('output', entry));
   private connector: Connector | undefined;
   private connection: SessionConnection | undefined;
-  private features = new Set<string>();
+  private features: ReadonlySet<Feature> = new Set();
   private runtimeName = '';
   private currentStop: StopInfo | undefined;
   private exceptionFilters: readonly ExceptionFilterSpec[] = [{ filter: 'uncaught' }];
   private pauseEmulated = false;
+  private protocolErrors = 0;
   private ending: Promise<void> | undefined;
   private finishing: Promise<void> | undefined;
   /** The connection whose handshake completed; a link lost before that is the start's concern. */
@@ -153,11 +157,6 @@ export class LuaSession extends EventEmitter<LuaSessionEvents> {
     return this.machine.is('Stopped') ? this.currentStop : undefined;
   }
 
-  /** Features the connected runtime announced (empty for upstream's LuaPanda.lua). */
-  get runtimeFeatures(): ReadonlySet<string> {
-    return this.features;
-  }
-
   get runtime(): string {
     return this.runtimeName;
   }
@@ -166,21 +165,12 @@ export class LuaSession extends EventEmitter<LuaSessionEvents> {
     return this.connector?.mode;
   }
 
-  get processId(): number | undefined {
-    return this.connector?.process?.pid;
-  }
-
   get breakpoints(): Breakpoint[] {
     return this.store.all();
   }
 
   get functionBreakpoints(): FunctionBreakpoint[] {
     return this.functionStore.all();
-  }
-
-  /** Output since `cursor` (the `seq` after the last entry read). */
-  output(cursor = 0): { entries: OutputEntry[]; next: number } {
-    return this.outputLog.since(cursor);
   }
 
   threads(): Thread[] {
@@ -334,7 +324,7 @@ export class LuaSession extends EventEmitter<LuaSessionEvents> {
   async pause(): Promise<void> {
     this.require('Running', 'not-running', 'pause');
     if (!this.connection) {
-      throw new SessionError('not-supported', 'The program runs without the debugger (noDebug).');
+      throw sessionErrors.noDebugger();
     }
     if (this.features.has('jitCompiles')) {
       await pauseCompiledCode(this.request('pause', {}, 0), this.settings.compiledPauseMs);
@@ -358,14 +348,14 @@ export class LuaSession extends EventEmitter<LuaSessionEvents> {
    */
   async hotReload(path: string, source?: string): Promise<HotReloadReport> {
     if (!this.machine.is('Running', 'Stopped')) {
-      throw new SessionError(
+      throw sessionErrors.wrongState(
         'invalid-state',
-        `Cannot hot reload: the program is ${this.machine.state.toLowerCase()}, not running or stopped.`,
+        'hot reload',
+        this.machine.state,
+        'running or stopped',
       );
     }
-    if (!this.connection) {
-      throw new SessionError('not-supported', 'The program runs without the debugger (noDebug).');
-    }
+    if (!this.connection) throw sessionErrors.noDebugger();
     return hotReloadFile(
       {
         cwd: this.settings.cwd,
@@ -442,7 +432,7 @@ export class LuaSession extends EventEmitter<LuaSessionEvents> {
 
   /** Adds a line to the program output (used for the adapter's own messages too). */
   addOutput(category: OutputCategory, text: string): void {
-    this.outputLog.add(category, text);
+    this.emit('output', { category, text, timestamp: new Date().toISOString() });
   }
 
   // ---------------------------------------------------------------------------------------------
@@ -456,13 +446,14 @@ export class LuaSession extends EventEmitter<LuaSessionEvents> {
     this.connection = connection;
     this.handshaken = undefined;
     connection.on('notification', (n) => this.onNotification(connection, n));
+    connection.on('protocolError', (e) => this.onProtocolError(connection, e));
     connection.on('close', () => void this.onConnectionClosed(connection));
     const reply =
       this.connector?.handshakeOf?.(connection) ?? (await greetGame(connection, this.settings));
     this.handshaken = connection;
-    this.features = new Set(reply.features ?? []);
+    this.features = featureSet(reply.features);
     this.runtimeName = reply.runtime ?? `LuaPanda ${reply.debuggerVer ?? ''}`.trim();
-    this.emit('connected', { runtime: this.runtimeName, features: [...this.features] });
+    this.emit('connected', { runtime: this.runtimeName, features: reply.features ?? [] });
     this.sync.connected(reply.luaVersion);
     // Send everything at once: upstream reads one frame right after the handshake and the rest
     // at its next poll, so waiting for each reply would let the first lines run unguarded.
@@ -495,7 +486,7 @@ export class LuaSession extends EventEmitter<LuaSessionEvents> {
   ): Promise<ReplyInfo<C>> {
     const connection = this.connection;
     if (!connection || connection.closed) {
-      throw new SessionError('connection-lost', 'No Lua program is connected.');
+      throw sessionErrors.notConnected();
     }
     try {
       return await connection.request(cmd, info, { timeoutMs });
@@ -562,6 +553,22 @@ export class LuaSession extends EventEmitter<LuaSessionEvents> {
       case 'memory':
         return;
     }
+  }
+
+  /**
+   * A frame the protocol layer dropped: the user must learn of it (a malformed stop frame leaves
+   * a program stopped that the IDE shows running), so it is an event and a console line.
+   */
+  private onProtocolError(connection: SessionConnection, error: ProtocolError): void {
+    if (connection !== this.connection || this.machine.is('Terminated')) return;
+    this.protocolErrors++;
+    this.emit('protocolError', error);
+    if (this.protocolErrors > SHOWN_PROTOCOL_ERRORS) return;
+    const more =
+      this.protocolErrors === SHOWN_PROTOCOL_ERRORS
+        ? ' (Further protocol errors of this session are not shown.)'
+        : '';
+    this.addOutput('console', `LuaPanda protocol error (${error.code}): ${error.message}${more}\n`);
   }
 
   /** A same-name file's breakpoint fired here: not shown, the program goes on (fake hit). */
@@ -661,33 +668,27 @@ export class LuaSession extends EventEmitter<LuaSessionEvents> {
     this.currentStop = undefined;
     this.connection?.destroy();
     this.connection = undefined;
-    await bounded(this.connector?.dispose(killProcess), DISPOSE_TIMEOUT_MS);
+    await settleWithin(this.connector?.dispose(killProcess), DISPOSE_TIMEOUT_MS);
     this.machine.transition('Terminated', reason);
     this.emit('terminated', { reason, error });
   }
 
   private require(state: SessionState, code: 'not-running' | 'not-stopped', verb: string): void {
     if (this.machine.is(state)) return;
-    throw new SessionError(
-      code,
-      `Cannot ${verb}: the program is ${this.machine.state.toLowerCase()}, not ${state.toLowerCase()}.`,
-    );
+    throw sessionErrors.wrongState(code, verb, this.machine.state, state.toLowerCase());
   }
 
   private requireStop(verb: string): StopInfo {
     this.require('Stopped', 'not-stopped', verb);
-    if (!this.currentStop)
-      throw new SessionError('not-stopped', `Cannot ${verb}: no current stop.`);
+    if (!this.currentStop) throw sessionErrors.noCurrentStop(verb);
     return this.currentStop;
   }
 
   private checkThread(threadId: number): void {
     if (!this.threads().some((t) => t.id === threadId)) {
-      throw new SessionError(
-        'unknown-thread',
-        `There is no thread ${threadId}; the threads are ${this.threads()
-          .map((t) => t.id)
-          .join(', ')}.`,
+      throw sessionErrors.unknownThread(
+        threadId,
+        this.threads().map((t) => t.id),
       );
     }
   }
@@ -695,11 +696,7 @@ export class LuaSession extends EventEmitter<LuaSessionEvents> {
   private frame(frameId: number): Frame {
     const frame = this.frameHandles.get(frameId);
     if (!frame) {
-      throw new SessionError(
-        'unknown-frame',
-        `Frame ${frameId} is not a frame of the current stop; frame ids last only until the ` +
-          'program continues or steps.',
-      );
+      throw sessionErrors.unknownFrame(frameId);
     }
     return frame;
   }
@@ -725,16 +722,6 @@ function ensureNewline(text: string): string {
   return text.endsWith('\n') ? text : `${text}\n`;
 }
 
-/** Waits for `work` (errors ignored), but never longer than `ms`. */
-async function bounded(work: Promise<unknown> | undefined, ms: number): Promise<void> {
-  let timer: NodeJS.Timeout | undefined;
-  await Promise.race([
-    work?.catch(() => undefined),
-    new Promise((resolve) => (timer = setTimeout(resolve, ms))),
-  ]);
-  clearTimeout(timer);
-}
-
 /**
  * The LuaPanda handshake on a new connection; rejects with `handshake-failed` (no complete reply)
  * or `handshake-refused` (the runtime refused these settings).
@@ -750,18 +737,12 @@ export async function greetGame(
     });
   } catch (error) {
     const cause = toSessionError(error);
-    throw new SessionError(
-      'handshake-failed',
-      `The Lua program connected but did not complete the LuaPanda handshake: ${cause.message}`,
-    );
+    throw sessionErrors.handshakeFailed(cause.message);
   }
   if (reply.error !== undefined) {
     // The runtime drops the link after a refusal, and would refuse the same settings again: the
     // session ends with the runtime's reason (a code start() does not retry).
-    throw new SessionError(
-      'handshake-refused',
-      `The Lua runtime refused the handshake: ${reply.error}`,
-    );
+    throw sessionErrors.handshakeRefused(reply.error);
   }
   return reply;
 }

@@ -3,7 +3,7 @@
  * frames, variables, output and the typed event map. Nothing here knows DAP or MCP.
  */
 import type { Tracer } from '../common/trace';
-import type { LuaConnection, StopCommand } from '../protocol';
+import type { LuaConnection, ProtocolError, StopCommand } from '../protocol';
 import type { Breakpoint } from './breakpoints';
 import type { FunctionBreakpoint } from './functionBreakpoints';
 import type { SessionError } from './errors';
@@ -130,8 +130,6 @@ export interface EvaluateResult {
 export type OutputCategory = 'stdout' | 'stderr' | 'console' | 'log' | 'important';
 
 export interface OutputEntry {
-  /** Increasing number, a cursor for readers that poll. */
-  readonly seq: number;
   readonly category: OutputCategory;
   readonly text: string;
   readonly timestamp: string;
@@ -155,6 +153,11 @@ export interface LuaSessionEvents {
   warning: [string];
   process: [{ readonly pid: number; readonly name: string }];
   connected: [{ readonly runtime: string; readonly features: readonly string[] }];
+  /**
+   * The Lua side sent a frame that breaks the protocol (malformed, unknown, a reply nobody
+   * waits for). The frame was dropped and the session goes on; a console line says so too.
+   */
+  protocolError: [ProtocolError];
   /** `exitCode` is 128 + the signal's number when a signal ended the program. */
   exited: [{ readonly exitCode: number; readonly signal?: NodeJS.Signals }];
   terminated: [TerminatedInfo];

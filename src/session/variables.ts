@@ -7,7 +7,7 @@
  * (ranges.ts), each a container of its own.
  */
 import type { LuaVariable } from '../protocol';
-import { SessionError } from './errors';
+import { sessionErrors } from './errors';
 import { HandleTable } from './handles';
 import { RANGE_SIZE, rangesOf } from './ranges';
 import type { Frame, Scope, ScopeKind, Variable } from './types';
@@ -94,11 +94,7 @@ export class VariableStore {
   container(handle: number): Container {
     const container = this.handles.get(handle);
     if (!container) {
-      throw new SessionError(
-        'invalid-reference',
-        `Variable reference ${handle} is not valid: references last only until the program ` +
-          'continues or steps. Get fresh ones from the current stop.',
-      );
+      throw sessionErrors.invalidReference(handle);
     }
     return container;
   }

@@ -1,9 +1,11 @@
 /**
  * Mocha root hooks: no test may leave a Lua process, a socket or a server behind. Leftover Lua
  * processes are killed after each test (and the test fails, naming them); after the whole run the
- * process must hold no TCP handle or child process.
+ * process must hold no TCP handle or child process. A test whose test IDE saw frames that break
+ * the protocol (testIde.ts) fails too, naming them.
  */
 import { killAllLuaProcesses } from './luaProcess';
+import { TestIde } from './testIde';
 
 const LEAKY_RESOURCES = ['TCPSocketWrap', 'TCPServerWrap', 'ProcessWrap'];
 
@@ -14,8 +16,15 @@ function leakedResources(): string[] {
 export const mochaHooks = {
   async afterEach(this: Mocha.Context): Promise<void> {
     const killed = await killAllLuaProcesses();
-    if (killed > 0 && this.currentTest?.state === 'passed') {
+    const passed = this.currentTest?.state === 'passed';
+    if (killed > 0 && passed) {
       throw new Error(`The test left ${killed} Lua process(es) running`);
+    }
+    const broken = TestIde.unexpectedProtocolErrors();
+    if (broken.length > 0 && passed) {
+      throw new Error(
+        `The Lua side sent ${broken.length} frame(s) that break the protocol:\n  ${broken.join('\n  ')}`,
+      );
     }
   },
   async afterAll(): Promise<void> {

@@ -2,6 +2,9 @@
  * A test-side IDE: listens on a free loopback port with the real `LuaListener`, accepts one Lua
  * connection and records everything it sends, so a test can wait for a particular notification
  * (bounded) and inspect protocol errors. The runtime tests use it to drive `LuaPanda.lua`.
+ * Every frame the runtime sends is checked against the protocol's zod schemas, and a test whose
+ * run produced protocol errors fails (the root hooks ask `unexpectedProtocolErrors`), unless it
+ * said which ones it expects (`expectProtocolErrors`).
  */
 import {
   HandshakeSettings,
@@ -10,11 +13,15 @@ import {
   LuaListener,
   LuaNotification,
   ProtocolError,
+  ProtocolErrorCode,
   initSuccessInfo,
 } from '../../src/protocol';
 import { Waiters } from './waiters';
 
 type Predicate = (notification: LuaNotification) => boolean;
+
+/** The test IDEs whose errors the root hooks have not all seen yet. */
+const watched = new Set<TestIde>();
 
 export class TestIde {
   readonly notifications: LuaNotification[] = [];
@@ -22,6 +29,10 @@ export class TestIde {
   private connectionValue: LuaConnection | undefined;
   private readonly waiters = new Waiters();
   private cursor = 0;
+  private readonly expectedErrors = new Set<ProtocolErrorCode>();
+  /** How many of `protocolErrors` the root hooks have looked at. */
+  private errorsSeen = 0;
+  private closed = false;
 
   private constructor(readonly listener: LuaListener) {}
 
@@ -29,7 +40,32 @@ export class TestIde {
     options: { port?: number; requestTimeoutMs?: number; maxFrameBytes?: number } = {},
   ): Promise<TestIde> {
     const listener = await LuaListener.listen({ port: 0, host: '127.0.0.1', ...options });
-    return new TestIde(listener);
+    const ide = new TestIde(listener);
+    watched.add(ide);
+    return ide;
+  }
+
+  /**
+   * The protocol errors that test IDEs saw since the last call and that their tests did not
+   * expect, described; the root hooks fail a test that leaves any.
+   */
+  static unexpectedProtocolErrors(): string[] {
+    const found: string[] = [];
+    for (const ide of watched) {
+      for (const error of ide.protocolErrors.slice(ide.errorsSeen)) {
+        if (ide.expectedErrors.has(error.code)) continue;
+        found.push(`${error.code}: ${error.message}${error.excerpt ? ` [${error.excerpt}]` : ''}`);
+      }
+      ide.errorsSeen = ide.protocolErrors.length;
+      if (ide.closed) watched.delete(ide);
+    }
+    return found;
+  }
+
+  /** This test provokes protocol errors of these codes on purpose (others still fail it). */
+  expectProtocolErrors(...codes: ProtocolErrorCode[]): this {
+    for (const code of codes) this.expectedErrors.add(code);
+    return this;
   }
 
   get port(): number {
@@ -116,6 +152,7 @@ export class TestIde {
   }
 
   async close(): Promise<void> {
+    this.closed = true;
     this.connectionValue?.destroy();
     await this.listener.close();
   }

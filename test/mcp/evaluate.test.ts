@@ -87,7 +87,7 @@ for (const lua of luaInterpreters()) {
       await start();
       for (const context of ['repl', 'watch', 'hover']) {
         const failed = await call('evaluate_expression', { expression: 'nosuch.field', context });
-        assert.equal(failed.status, 'error', `${context}: ${JSON.stringify(failed)}`);
+        assert.equal(failed.code, 'evaluate-failed', `${context}: ${JSON.stringify(failed)}`);
         const message = String(failed.message);
         assert.match(message, /^Could not evaluate "nosuch\.field": \(eval\):1: attempt to index/);
         assert.equal(message.split('Could not evaluate').length, 2, message);

@@ -85,7 +85,7 @@ for (const lua of luaInterpreters()) {
     it('set_exception_filters changes them while paused, and refuses unknown names', async () => {
       const stop = stopOf(await start(['assert']));
       const unknown = await callTool(client, 'set_exception_filters', { filters: ['everything'] });
-      assert.equal(unknown.status, 'error');
+      assert.equal(unknown.code, 'invalid-arguments');
       assert.match(
         String(unknown.message),
         /Unknown exception filter\(s\): everything.*uncaught, caught, assert/,
@@ -136,7 +136,7 @@ for (const lua of luaInterpreters()) {
 
     it('start_debugging refuses a filter Lua does not have, before starting', async () => {
       const refused = await start(['all']);
-      assert.equal(refused.status, 'error');
+      assert.equal(refused.code, 'invalid-arguments');
       assert.match(
         String(refused.message),
         /Unknown exception filter\(s\): all\. Lua offers: uncaught, caught, assert/,

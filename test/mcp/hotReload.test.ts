@@ -209,7 +209,7 @@ for (const lua of luaInterpreters()) {
       await fixPrices(file('prices.lua'));
       const refused = await call('hot_reload_file', { file_path: 'prices.lua' });
       assert.equal(refused.status, 'error');
-      assert.match(String(refused.message), /did not allow the agent to reload code/);
+      assert.equal(refused.code, 'not-allowed');
       assert.deepEqual(asked, [['reload', file('prices.lua')]]);
       await call('remove_breakpoint', { clear_all: true });
       const end = await call('continue_debugging', { thread_id: stop.thread_id });
@@ -225,10 +225,10 @@ for (const lua of luaInterpreters()) {
     it('says what is wrong with the file or the session, without asking', async () => {
       const none = await call('hot_reload_file', { file_path: 'scoring.lua' });
       assert.equal(none.status, 'error');
-      assert.match(String(none.message), /No debug session is active/);
+      assert.equal(none.code, 'no-session');
       const missing = await call('hot_reload_file', { file_path: 'nosuch.lua' });
       assert.equal(missing.status, 'error');
-      assert.match(String(missing.message), /No such file/);
+      assert.equal(missing.code, 'file-not-found');
       assert.deepEqual(asked, []);
     });
   });

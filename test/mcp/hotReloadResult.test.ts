@@ -57,6 +57,7 @@ describe('mcp/hot_reload_file results', () => {
       );
     assert.deepEqual(failed('compile'), {
       status: 'error',
+      code: 'reload-failed',
       message:
         'Hot reload a.lua failed (compile): why — nothing changed. Fix the file and call hot_reload_file again.',
       phase: 'compile',

@@ -167,7 +167,7 @@ describe('MCP server', function () {
   it('refuses a configuration of a debugger the headless server does not have', async () => {
     const client = await connect();
     const result = await call(client, 'start_debugging', { configuration_name: 'a node program' });
-    assert.equal(result.status, 'error');
+    assert.equal(result.code, 'start-failed');
     assert.match(String(result.message), /headless server cannot debug/);
   });
 

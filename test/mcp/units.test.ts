@@ -15,6 +15,7 @@ import {
 import { OutputLog } from '../../src/mcp/outputLog';
 import { viewOutput } from '../../src/mcp/outputView';
 import { DapRequestError } from '../../src/mcp/dapClient';
+import { MCP_ERRORS, error, noActiveSession, notAllowed, notPaused } from '../../src/mcp/errors';
 import { fitToSize, toCallToolResult } from '../../src/mcp/results';
 import {
   Deadline,
@@ -196,6 +197,20 @@ describe('tool results', () => {
     assert.deepEqual(JSON.parse((ok.content[0] as { text: string }).text), ok.structuredContent);
     assert.equal(ok.isError, undefined);
     assert.equal(toCallToolResult({ status: 'error', message: 'no' }).isError, true);
+  });
+
+  it('error results carry their catalogue code, structured and in the text', () => {
+    const failed = toCallToolResult(notPaused('Running'));
+    assert.equal(failed.isError, true);
+    assert.deepEqual(failed.structuredContent, {
+      status: 'error',
+      code: 'not-paused',
+      message: (failed.structuredContent as { message: string }).message,
+    });
+    assert.equal(JSON.parse((failed.content[0] as { text: string }).text).code, 'not-paused');
+    for (const result of [noActiveSession(), notAllowed('reload'), error('read-failed', 'x')]) {
+      assert.ok(String(result.code) in MCP_ERRORS, String(result.code));
+    }
   });
 
   it('cuts an oversized result with a hint instead of sending it whole', () => {

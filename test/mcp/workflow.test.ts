@@ -182,51 +182,56 @@ for (const lua of luaInterpreters()) {
       assert.equal(stop.reason, 'entry');
       const badThread = await call(client, 'continue_debugging', { thread_id: 987654 });
       assert.equal(badThread.status, 'error');
-      assert.match(String(badThread.message), /No thread with id 987654/);
+      assert.equal(badThread.code, 'unknown-thread');
       const badFrame = await call(client, 'get_scopes', { frame_id: 987654 });
       assert.equal(badFrame.status, 'error');
+      assert.equal(badFrame.code, 'read-failed');
       const badRef = await call(client, 'get_variables', { variables_reference: 987654 });
       assert.equal(badRef.status, 'error');
+      assert.equal(badRef.code, 'read-failed');
       const syntax = await call(client, 'evaluate_expression', {
         expression: 'local = = 1',
         frame_id: stop.call_stack[0].frame_id,
       });
       assert.equal(syntax.status, 'error');
+      assert.equal(syntax.code, 'evaluate-failed');
       const stopped = await call(client, 'stop_debugging');
       assert.equal(stopped.status, 'success');
       const none = await call(client, 'stop_debugging');
       assert.equal(none.status, 'error');
-      assert.match(String(none.message), /No debug session is active/);
+      assert.equal(none.code, 'no-session');
     });
 
     it('reports errors an agent can act on: unknown configuration, no session, missing file, bad program', async () => {
       const client = await connect();
       const unknown = await call(client, 'start_debugging', { configuration_name: 'nope' });
-      assert.equal(unknown.status, 'error');
+      assert.equal(unknown.code, 'invalid-configuration');
+      // The message lists what there is, for the agent's next call.
       assert.match(String(unknown.message), /No configuration named "nope"\. Available: "game"/);
       const noSession = await call(client, 'step_execution', { thread_id: 1, step_type: 'over' });
-      assert.equal(noSession.status, 'error');
+      assert.equal(noSession.code, 'no-session');
       assert.match(String(noSession.message), /start_debugging/);
       const missing = await call(client, 'set_breakpoint', {
         file_path: 'nowhere.lua',
         line_number: 1,
       });
       assert.equal(missing.status, 'error');
-      assert.match(String(missing.message), /No such file/);
+      assert.equal(missing.code, 'file-not-found');
       const outside = await call(client, 'set_breakpoint', {
         file_path: '/etc/hostname',
         line_number: 1,
       });
       assert.equal(outside.status, 'error');
-      assert.match(String(outside.message), /outside the workspace/);
+      assert.equal(outside.code, 'outside-workspace');
       const nothing = await call(client, 'remove_breakpoint', { breakpoint_id: 99 });
+      assert.equal(nothing.code, 'invalid-arguments');
       assert.equal(nothing.message, 'No breakpoint with id 99. Call get_breakpoints to list them.');
       const broken = await call(client, 'start_debugging', { configuration_name: 'broken' });
-      assert.equal(broken.status, 'error', JSON.stringify(broken));
+      assert.equal(broken.code, 'start-failed', JSON.stringify(broken));
       const badProgram = await call(client, 'start_debugging', {
         configuration_name: 'missing program',
       });
-      assert.equal(badProgram.status, 'error', JSON.stringify(badProgram));
+      assert.equal(badProgram.code, 'start-failed', JSON.stringify(badProgram));
     });
 
     it('times out while the program runs on, then pauses it, and stop_debugging interrupts a waiting call', async () => {

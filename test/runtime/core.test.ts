@@ -3,6 +3,13 @@
  * through src/protocol over real TCP: handshake, breakpoints, stacks, variables, stepping.
  */
 import { strict as assert } from 'node:assert';
+import {
+  FEATURES,
+  PROTOCOL_VERSION,
+  RUNTIME_FEATURES,
+  RUNTIME_NAME,
+  RUNTIME_VERSION,
+} from '../../src/protocol';
 import { runtimeVariants } from '../harness/interpreters';
 import { closeAll, finish, fixture, line, lineOf, startSession, topOf } from './helpers';
 
@@ -13,21 +20,16 @@ for (const lua of runtimeVariants()) {
 
     it('answers the handshake with our runtime, its features and the Lua version', async () => {
       const s = await startSession(lua, 'basic.lua');
-      assert.equal(s.reply.runtime, 'luapanda-mcp');
-      assert.equal(s.reply.debuggerVer, '3.3.1');
+      assert.equal(s.reply.runtime, RUNTIME_NAME);
+      assert.equal(s.reply.debuggerVer, PROTOCOL_VERSION);
+      assert.equal(s.reply.runtimeVersion, RUNTIME_VERSION);
       assert.equal(s.reply.UseLoadstring, true);
-      for (const f of [
-        'pause',
-        'exceptions',
-        'paging',
-        'hitCondition',
-        'functionNames',
-        'coroutines',
-        'setField',
-        'hotReload',
-      ]) {
-        assert.ok(s.reply.features?.includes(f), `feature ${f}`);
-      }
+      // The contract's features, and under LuaJIT with its compiler on, jitCompiles.
+      const jitOn = lua.isLuaJIT && s.reply.features?.includes(FEATURES.jitCompiles);
+      assert.deepEqual(s.reply.features, [
+        ...RUNTIME_FEATURES,
+        ...(jitOn ? [FEATURES.jitCompiles] : []),
+      ]);
       assert.match(s.reply.luaVersion ?? '', lua.isLuaJIT ? /LuaJIT/ : /^Lua 5\./);
       const out = await finish(s);
       assert.match(out, /result\t15\t5\t3\t7/);

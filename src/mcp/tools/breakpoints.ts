@@ -61,6 +61,7 @@ export async function resolveSourcePath(
   if (!inside && !context.settings.allowOutsideWorkspace) {
     return {
       failure: error(
+        'outside-workspace',
         `${absolute} is outside the workspace folders (${folders.join(', ') || 'none'}). ` +
           'Use a path inside the workspace, or allow outside paths in the settings.',
       ),
@@ -68,10 +69,11 @@ export async function resolveSourcePath(
   }
   try {
     const stat = await fs.stat(absolute);
-    if (!stat.isFile()) return { failure: error(`${absolute} is not a file.`) };
+    if (!stat.isFile()) return { failure: error('file-not-found', `${absolute} is not a file.`) };
   } catch {
     return {
       failure: error(
+        'file-not-found',
         `No such file: ${absolute}. Give a path relative to the workspace or an absolute one.`,
       ),
     };
@@ -134,7 +136,10 @@ export const removeBreakpoint = defineTool({
       args.clear_all === true,
     ];
     if (given.filter(Boolean).length !== 1) {
-      return error('Pass exactly one of breakpoint_id, location or clear_all: true.');
+      return error(
+        'invalid-arguments',
+        'Pass exactly one of breakpoint_id, location or clear_all: true.',
+      );
     }
     const all = context.channel.breakpoints.list();
     const functions = context.channel.breakpoints.listFunctions();
@@ -143,6 +148,7 @@ export const removeBreakpoint = defineTool({
       ids = [...all, ...functions].filter((b) => b.id === args.breakpoint_id).map((b) => b.id);
       if (ids.length === 0)
         return error(
+          'invalid-arguments',
           `No breakpoint with id ${args.breakpoint_id}. Call get_breakpoints to list them.`,
         );
     } else if (args.location) {
@@ -155,7 +161,9 @@ export const removeBreakpoint = defineTool({
             (b.line === args.location!.line_number || b.boundLine === args.location!.line_number),
         )
         .map((b) => b.id);
-      if (ids.length === 0) return error(`No breakpoint at ${file}:${args.location.line_number}.`);
+      if (ids.length === 0) {
+        return error('invalid-arguments', `No breakpoint at ${file}:${args.location.line_number}.`);
+      }
     } else {
       ids = [...all, ...functions].map((b) => b.id);
     }

@@ -1,6 +1,7 @@
 /** `get_debugger_configurations`: the launch configurations an agent can start. */
 import { z } from 'zod';
 import { readLaunchConfigurations } from '../launchConfig';
+import { noWorkspace } from '../errors';
 import { baseOutputShape, error } from '../results';
 import { ANNOTATIONS, defineTool } from './context';
 
@@ -19,12 +20,12 @@ export const getDebuggerConfigurations = defineTool({
   annotations: ANNOTATIONS.readOnly,
   async handler(_args, context) {
     const [folder] = context.channel.workspaceFolders();
-    if (!folder) return error('No workspace folder is open, so there is no launch.json to read.');
+    if (!folder) return noWorkspace('is no launch.json to read');
     try {
       const configurations = await readLaunchConfigurations(folder);
       return { status: 'success', workspace_folder: folder, configurations };
     } catch (e) {
-      return error((e as Error).message);
+      return error('invalid-configuration', (e as Error).message);
     }
   },
 });

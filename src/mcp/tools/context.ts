@@ -6,6 +6,7 @@
 import type { Tracer } from '../../common/trace';
 import type { z } from 'zod';
 import { DebugChannel, DebugSessionPort } from '../channel';
+import { noActiveSession, notPaused, unknownSession } from '../errors';
 import { ToolResult, error } from '../results';
 import { SessionMonitor, WaitOutcome } from '../sessionMonitor';
 import { buildStopEventData } from '../stopEventData';
@@ -100,15 +101,11 @@ export function findSession(
     const session = sessions.find((s) => s.id === sessionId);
     if (session) return { session };
     const known = sessions.map((s) => `${s.id} (${s.name})`).join(', ') || 'none';
-    return { failure: error(`No debug session with id "${sessionId}". Live sessions: ${known}.`) };
+    return { failure: unknownSession(sessionId, known) };
   }
   const active = context.channel.activeSession();
   if (active) return { session: active };
-  return {
-    failure: error(
-      'No debug session is active. Call start_debugging with a configuration name first.',
-    ),
-  };
+  return { failure: noActiveSession() };
 }
 
 /** The addressed session, checked to be paused: what the inspection tools start with. */
@@ -129,10 +126,7 @@ export function requireStopped(
 ): ToolResult | undefined {
   const state = context.monitor.state(session.id);
   if (state === 'Stopped') return undefined;
-  return error(
-    `The program is not paused (state: ${state}). Variables, scopes and evaluation need a stopped program: ` +
-      'wait for a breakpoint, or call pause_debugging.',
-  );
+  return notPaused(state);
 }
 
 export function timeoutMs(context: ToolContext, timeoutSeconds: number | undefined): number {
@@ -230,6 +224,7 @@ export async function describeOutcome(
       } catch (e) {
         if (e instanceof WaitEnded) return waitEndedResult(e, deadline);
         return error(
+          'read-failed',
           `The program stopped, but its state could not be read: ${(e as Error).message}`,
         );
       }
@@ -240,7 +235,7 @@ export async function describeOutcome(
           ? ` (exit code ${outcome.exitCode}).`
           : '.';
       if (outcome.error !== undefined) {
-        return error(`The debug session "${session.name}" ended${how}`);
+        return error('session-ended', `The debug session "${session.name}" ended${how}`);
       }
       return {
         status: 'completed',

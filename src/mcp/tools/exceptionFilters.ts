@@ -46,7 +46,7 @@ export const setExceptionFilters = defineTool({
         exceptionBreakpointsArgs(filters),
       );
     } catch (e) {
-      return error(`The debugger refused the exception filters: ${messageOf(e)}`);
+      return error('debugger-error', `The debugger refused the exception filters: ${messageOf(e)}`);
     }
     const problems = unverifiedMessages(answer);
     return {
@@ -104,11 +104,15 @@ function refusedFilters(
 ): ToolResult | undefined {
   const offered = session.exceptionFilters.offered;
   if (offered !== undefined && offered.length === 0) {
-    return error(`The debugger of session "${session.name}" offers no exception filters.`);
+    return error(
+      'not-supported',
+      `The debugger of session "${session.name}" offers no exception filters.`,
+    );
   }
   const unknown = session.exceptionFilters.unknown(filters);
   if (unknown.length > 0) {
     return error(
+      'invalid-arguments',
       `Unknown exception filter(s): ${unknown.join(', ')}. This debugger offers: ` +
         `${availableFilters(session).join(', ')}.`,
     );
@@ -116,6 +120,7 @@ function refusedFilters(
   const noCondition = session.exceptionFilters.refusedConditions(filters);
   if (noCondition.length === 0) return undefined;
   return error(
+    'invalid-arguments',
     `The debugger of session "${session.name}" takes no condition for: ${noCondition.join(', ')}. ` +
       'Pass those filters as plain names.',
   );
@@ -130,6 +135,7 @@ export function checkStartFilters(
   const unknown = filters.map(filterName).filter((f) => !LUA_EXCEPTION_FILTERS.includes(f));
   if (unknown.length === 0) return undefined;
   return error(
+    'invalid-arguments',
     `Unknown exception filter(s): ${unknown.join(', ')}. Lua offers: ${LUA_EXCEPTION_FILTERS.join(', ')}.`,
   );
 }

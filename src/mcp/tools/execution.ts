@@ -7,6 +7,7 @@ import type { DebugProtocol } from '@vscode/debugprotocol';
 import { z } from 'zod';
 import { DebugSessionPort } from '../channel';
 import { readLaunchConfigurations } from '../launchConfig';
+import { noWorkspace } from '../errors';
 import { ToolResult, asyncBaseOutputShape, baseOutputShape, error } from '../results';
 import { adapterId } from '../schemaIds';
 import { stopEventOutline } from '../stopEventData';
@@ -66,18 +67,20 @@ export const startDebugging = defineTool({
   annotations: ANNOTATIONS.changes,
   async handler(args, context, extras) {
     const [folder] = context.channel.workspaceFolders();
-    if (!folder)
-      return error('No workspace folder is open, so there are no configurations to start.');
+    if (!folder) return noWorkspace('are no configurations to start');
     let configurations;
     try {
       configurations = await readLaunchConfigurations(folder);
     } catch (e) {
-      return error(messageOf(e));
+      return error('invalid-configuration', messageOf(e));
     }
     const config = configurations.find((c) => c.name === args.configuration_name);
     if (!config) {
       const names = configurations.map((c) => `"${c.name}"`).join(', ') || 'none';
-      return error(`No configuration named "${args.configuration_name}". Available: ${names}.`);
+      return error(
+        'invalid-configuration',
+        `No configuration named "${args.configuration_name}". Available: ${names}.`,
+      );
     }
     const badFilters = checkStartFilters(config.type, args.exception_filters);
     if (badFilters) return badFilters;
@@ -100,7 +103,7 @@ export const startDebugging = defineTool({
       );
     } catch (e) {
       if (e instanceof WaitEnded) return startNotFinished(e, deadline, config.name);
-      return error(`Could not start "${config.name}": ${messageOf(e)}`);
+      return error('start-failed', `Could not start "${config.name}": ${messageOf(e)}`);
     } finally {
       starting.dispose();
     }
@@ -164,7 +167,10 @@ async function checkThread(
   )) as DebugProtocol.ThreadsResponse['body'];
   if (threads.some((t) => t.id === threadId)) return undefined;
   const known = threads.map((t) => `${t.id} (${t.name})`).join(', ') || 'none';
-  return error(`No thread with id ${threadId}. Threads: ${known}. Use stop_event_data.thread_id.`);
+  return error(
+    'unknown-thread',
+    `No thread with id ${threadId}. Threads: ${known}. Use stop_event_data.thread_id.`,
+  );
 }
 
 async function resume(
@@ -197,7 +203,7 @@ async function resume(
     );
   } catch (e) {
     if (e instanceof WaitEnded) return waitEndedResult(e, deadline);
-    return error(messageOf(e));
+    return error('debugger-error', messageOf(e));
   }
 }
 
@@ -320,7 +326,7 @@ export const pauseDebugging = defineTool({
       );
     } catch (e) {
       if (e instanceof WaitEnded) return waitEndedResult(e, deadline);
-      return error(messageOf(e));
+      return error('debugger-error', messageOf(e));
     }
   },
 });
@@ -343,7 +349,7 @@ export const stopDebugging = defineTool({
     try {
       await context.channel.stopDebugging(session);
     } catch (e) {
-      return error(`The session could not be stopped cleanly: ${messageOf(e)}`);
+      return error('stop-failed', `The session could not be stopped cleanly: ${messageOf(e)}`);
     }
     return {
       status: 'success',

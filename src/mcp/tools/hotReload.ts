@@ -6,6 +6,7 @@
 import { z } from 'zod';
 import { HOT_RELOAD_REQUEST } from '../../adapter/hotReloadRequest';
 import { HotReloadReport, ReloadEntry, reportHeadline } from '../../session/hotReload';
+import { notAllowed } from '../errors';
 import { ToolResult, baseOutputShape, error } from '../results';
 import { resolveSourcePath } from './breakpoints';
 import { ANNOTATIONS, defineTool, findSession, messageOf } from './context';
@@ -31,8 +32,7 @@ const NEXT_STEP: Record<string, string> = {
 export function reportResult(report: HotReloadReport): ToolResult {
   if (report.status === 'error') {
     return {
-      status: 'error',
-      message: `${reportHeadline(report)}.${NEXT_STEP[report.phase ?? ''] ?? ''}`,
+      ...error('reload-failed', `${reportHeadline(report)}.${NEXT_STEP[report.phase ?? ''] ?? ''}`),
       ...(report.phase ? { phase: report.phase } : {}),
     };
   }
@@ -83,12 +83,13 @@ export const hotReloadFile = defineTool({
     const { session } = found;
     if (session.type !== LUA_DEBUG_TYPE) {
       return error(
+        'not-supported',
         `Session "${session.name}" is a ${session.type} session; hot_reload_file reloads Lua ` +
           'files in LuaPanda (luapanda) sessions only.',
       );
     }
     if (context.approve && !(await context.approve('reload', resolved.path))) {
-      return error('The user did not allow the agent to reload code in the debugged program.');
+      return notAllowed('reload');
     }
     try {
       const report = (await session.customRequest(HOT_RELOAD_REQUEST, {
@@ -96,7 +97,7 @@ export const hotReloadFile = defineTool({
       })) as HotReloadReport;
       return reportResult(report);
     } catch (e) {
-      return error(`Could not hot reload ${resolved.path}: ${messageOf(e)}`);
+      return error('reload-failed', `Could not hot reload ${resolved.path}: ${messageOf(e)}`);
     }
   },
 });

@@ -4,6 +4,7 @@
  */
 import type { DebugProtocol } from '@vscode/debugprotocol';
 import { z } from 'zod';
+import { notAllowed } from '../errors';
 import { baseOutputShape, error } from '../results';
 import { adapterId, count, variablesReference } from '../schemaIds';
 import { viewFrame, viewVariable } from '../stopEventData';
@@ -48,7 +49,10 @@ export const getStackTrace = defineTool({
         ...(body.totalFrames !== undefined ? { total_frames: body.totalFrames } : {}),
       };
     } catch (e) {
-      return error(`Could not read the stack of thread ${args.thread_id}: ${messageOf(e)}`);
+      return error(
+        'read-failed',
+        `Could not read the stack of thread ${args.thread_id}: ${messageOf(e)}`,
+      );
     }
   },
 });
@@ -86,6 +90,7 @@ export const getScopes = defineTool({
       };
     } catch (e) {
       return error(
+        'read-failed',
         `Could not read the scopes of frame ${args.frame_id}: ${messageOf(e)}. Use a frame_id from the latest stop.`,
       );
     }
@@ -138,6 +143,7 @@ export const getVariables = defineTool({
       };
     } catch (e) {
       return error(
+        'read-failed',
         `Could not read variables_reference ${args.variables_reference}: ${messageOf(e)}. ` +
           'References die when the program moves; take fresh ones from the latest stop.',
       );
@@ -194,10 +200,10 @@ export const evaluateExpression = defineTool({
       evalContext === 'repl' &&
       !(await context.approve('evaluate', args.expression))
     ) {
-      return error('The user did not allow the agent to evaluate code in the debugged program.');
+      return notAllowed('evaluate');
     }
     const failed = (message: string) =>
-      error(`Could not evaluate "${args.expression}": ${message}`);
+      error('evaluate-failed', `Could not evaluate "${args.expression}": ${message}`);
     try {
       const frameId = args.frame_id ?? (await topFrameId(context, found.session));
       const body = (await found.session.customRequest('evaluate', {

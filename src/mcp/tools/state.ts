@@ -50,7 +50,10 @@ export const getDebugState = defineTool({
           context.channel.breakpoints,
         );
       } catch (e) {
-        return error(`The program is paused, but its state could not be read: ${messageOf(e)}`);
+        return error(
+          'read-failed',
+          `The program is paused, but its state could not be read: ${messageOf(e)}`,
+        );
       }
     }
     return { status: 'success', ...result };

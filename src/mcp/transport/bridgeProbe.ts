@@ -2,6 +2,7 @@
  * Reachability of the HTTP server behind the stdio bridge: one `/health` probe, and a bounded wait
  * that probes until the server answers (VS Code started after the MCP client, a window reloading).
  */
+import { delay } from '../../common/async';
 import { HEALTH_SERVER_NAME } from './http';
 
 export type ProbeResult =
@@ -79,7 +80,7 @@ export async function waitForServer(endpoint: URL, options: WaitOptions): Promis
       return cutShort && previous ? previous : result;
     }
     previous = result;
-    await new Promise((resolve) => setTimeout(resolve, Math.min(options.intervalMs, left)));
+    await delay(Math.min(options.intervalMs, left));
     if (options.stopped()) return result;
   }
 }

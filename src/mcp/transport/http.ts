@@ -6,10 +6,8 @@
  * which LuaPanda MCP server (which VS Code window) answers on the port.
  */
 import { createHash, randomUUID, timingSafeEqual } from 'node:crypto';
-import * as fs from 'node:fs';
 import * as http from 'node:http';
 import type { Socket } from 'node:net';
-import * as path from 'node:path';
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import {
@@ -17,6 +15,8 @@ import {
   isJSONRPCNotification,
   type RequestId,
 } from '@modelcontextprotocol/sdk/types.js';
+import { withTimeout } from '../../common/async';
+import { PACKAGE_VERSION } from '../../common/version';
 
 /** The port of `luapanda.mcp.port` when nothing else is configured. */
 export const DEFAULT_MCP_PORT = 6009;
@@ -155,7 +155,7 @@ export async function startHttpServer(options: HttpServerOptions): Promise<HttpS
   if (!(maxBodyBytes > 0)) throw new RangeError('maxBodyBytes must be positive');
   const log = options.log ?? (() => undefined);
   const tokenDigest = options.token ? sha256(options.token) : undefined;
-  const version = options.version ?? ownPackageVersion();
+  const version = options.version ?? PACKAGE_VERSION;
   const instanceId = randomUUID();
   const startedAt = new Date().toISOString();
   const sessions = new Map<string, Session>();
@@ -727,14 +727,6 @@ function closeServer(server: http.Server, sockets: Set<Socket>, timeoutMs: numbe
   });
 }
 
-function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T | undefined> {
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<undefined>((resolve) => {
-    timer = setTimeout(() => resolve(undefined), ms);
-  });
-  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
-}
-
 function isNoIpv6(error: unknown): boolean {
   const code = (error as NodeJS.ErrnoException | undefined)?.code;
   return code === 'EADDRNOTAVAIL' || code === 'EAFNOSUPPORT' || code === 'EPROTONOSUPPORT';
@@ -742,29 +734,4 @@ function isNoIpv6(error: unknown): boolean {
 
 function errorText(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
-}
-
-let cachedVersion: string | undefined;
-
-/** The version of the package this file belongs to (found by walking up to our package.json). */
-function ownPackageVersion(): string {
-  if (cachedVersion !== undefined) return cachedVersion;
-  cachedVersion = '0.0.0';
-  let dir = __dirname;
-  for (let i = 0; i < 6; i++) {
-    try {
-      const pkg = JSON.parse(fs.readFileSync(path.join(dir, 'package.json'), 'utf8')) as {
-        name?: unknown;
-        version?: unknown;
-      };
-      if (pkg.name === 'luapanda-mcp' && typeof pkg.version === 'string') {
-        cachedVersion = pkg.version;
-        break;
-      }
-    } catch {
-      // no package.json here; look further up
-    }
-    dir = path.dirname(dir);
-  }
-  return cachedVersion;
 }

@@ -21,6 +21,7 @@ import {
   type JSONRPCRequest,
   type RequestId,
 } from '@modelcontextprotocol/sdk/types.js';
+import { withTimeout } from '../../common/async';
 import {
   causeText,
   describeHealth,
@@ -277,13 +278,9 @@ export async function bridgeStdioToHttp(
   async function reinitialize(next: Upstream, original: JSONRPCRequest): Promise<void> {
     const id = `luapanda-bridge-reinitialize-${next.generation}`;
     const answered = new Promise<JSONRPCMessage>((resolve) => replayWaiters.set(id, resolve));
-    let timer: NodeJS.Timeout | undefined;
-    const timeout = new Promise<undefined>((resolve) => {
-      timer = setTimeout(() => resolve(undefined), REINITIALIZE_TIMEOUT_MS);
-    });
     try {
       await next.transport.send({ ...original, id });
-      const answer = await Promise.race([answered, timeout]);
+      const answer = await withTimeout(answered, REINITIALIZE_TIMEOUT_MS);
       if (!answer) throw new Error('the new session did not answer initialize in time');
       if (isJSONRPCErrorResponse(answer)) {
         throw new Error(`the new session refused initialize: ${answer.error.message}`);
@@ -293,7 +290,6 @@ export async function bridgeStdioToHttp(
         if (typeof version === 'string') next.transport.setProtocolVersion(version);
       }
     } finally {
-      clearTimeout(timer);
       replayWaiters.delete(id);
     }
     if (clientInitialized) {
@@ -474,12 +470,4 @@ function describe(message: JSONRPCMessage): string {
   if (isJSONRPCRequest(message)) return `request ${message.method} (id ${String(message.id)})`;
   if (isJSONRPCNotification(message)) return `notification ${message.method}`;
   return 'an answer';
-}
-
-function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T | undefined> {
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<undefined>((resolve) => {
-    timer = setTimeout(() => resolve(undefined), ms);
-  });
-  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
 }
