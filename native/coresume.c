@@ -17,9 +17,9 @@
  */
 #include "luapanda_native.h"
 
-static int fastAllowed = 0;        /* the Lua side says: bookkeeping only */
-static int mainNeedsSnapshot = 0;  /* 5.1/LuaJIT: a resume from the main thread takes the Lua path */
-static int trackRunning = 0;       /* tell the watcher which thread runs (PUC Lua with the watcher) */
+static int fastAllowed = 0;       /* the Lua side says: bookkeeping only */
+static int mainNeedsSnapshot = 0; /* 5.1/LuaJIT: a resume from the main thread takes the Lua path */
+static int trackRunning = 0; /* tell the watcher which thread runs (PUC Lua with the watcher) */
 static unsigned long generation = 0; /* bumped by every resumestate: hooks may have changed */
 
 /* Calls the Lua implementation (upvalue 1) with every argument, as module.c's trampoline. */

@@ -124,8 +124,8 @@ static int verdictOf(lua_State *L) {
     return 0;
   }
   lua_rawgeti(L, LUA_REGISTRYINDEX, lpn.refVerdicts); /* fn V */
-  lua_pushvalue(L, -2);                                /* fn V fn */
-  lua_rawget(L, -2);                                   /* fn V v */
+  lua_pushvalue(L, -2);                               /* fn V fn */
+  lua_rawget(L, -2);                                  /* fn V v */
   type = lua_type(L, -1);
   if (type == LUA_TTABLE) {
     lua_replace(L, -3); /* v V */
@@ -411,7 +411,8 @@ void lpn_hook(lua_State *L, lua_Debug *ar) {
     if (lua_getinfo(L, "f", ar)) {
       const void *fn = lua_topointer(L, -1);
       int type;
-      if (direct && layoutAgreed < VERIFY_CALLS) layoutAgreed = direct == fn ? layoutAgreed + 1 : -1;
+      if (direct && layoutAgreed < VERIFY_CALLS)
+        layoutAgreed = direct == fn ? layoutAgreed + 1 : -1;
       if (lpn_nobpHas(fn)) {
         lua_pop(L, 1);
         return;

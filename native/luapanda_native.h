@@ -53,9 +53,9 @@ typedef struct LpnState {
   /* Registry references (LUA_NOREF until installed). */
   int refOwner, refVerdicts, refOwn, refVerdictFn, refHitFn, refPollFn, refSethook, refLines,
       refRunning;
-  int jitMode;     /* LuaJIT: the mode of the one global hook */
+  int jitMode;              /* LuaJIT: the mode of the one global hook */
   unsigned long generation; /* bumped whenever the runtime sets hooks */
-  int watching;    /* the watcher reports incoming data: count events only arm polls */
+  int watching;             /* the watcher reports incoming data: count events only arm polls */
   /* The line cache: the breakpoint lines of the function running in (cacheL, cacheCi). The
      lines also sit in a C array (up to LPN_LINES_MAX; beyond, the Lua table is asked), built
      from the table at registry[refLines], whose identity `linesTable` it keeps alive. */
@@ -78,10 +78,10 @@ typedef struct LpnState {
 extern LpnState lpn;
 
 /* Shared with the signal handler (same thread): plain flags, read and written atomically. */
-extern volatile sig_atomic_t lpn_busy;           /* >0 while our hook or our sethook runs */
-extern volatile sig_atomic_t lpn_pollRequested;  /* the IDE sent data; poll at the next chance */
-extern volatile sig_atomic_t lpn_inside;         /* the runtime's own code runs: no events */
-extern lua_State *volatile lpn_running;          /* the thread the coroutine wrappers saw run */
+extern volatile sig_atomic_t lpn_busy;          /* >0 while our hook or our sethook runs */
+extern volatile sig_atomic_t lpn_pollRequested; /* the IDE sent data; poll at the next chance */
+extern volatile sig_atomic_t lpn_inside;        /* the runtime's own code runs: no events */
+extern lua_State *volatile lpn_running;         /* the thread the coroutine wrappers saw run */
 
 /* hook.c */
 void lpn_hook(lua_State *L, lua_Debug *ar);

@@ -45,15 +45,15 @@
 #define OWNER_KEY "luapanda_native.owner"
 
 LpnState lpn = {.refOwner = LUA_NOREF,
-                 .refVerdicts = LUA_NOREF,
-                 .refOwn = LUA_NOREF,
-                 .refVerdictFn = LUA_NOREF,
-                 .refHitFn = LUA_NOREF,
-                 .refPollFn = LUA_NOREF,
-                 .refSethook = LUA_NOREF,
-                 .refLines = LUA_NOREF,
-                 .refRunning = LUA_NOREF,
-                 .jitMode = LPN_MODE_NONE};
+                .refVerdicts = LUA_NOREF,
+                .refOwn = LUA_NOREF,
+                .refVerdictFn = LUA_NOREF,
+                .refHitFn = LUA_NOREF,
+                .refPollFn = LUA_NOREF,
+                .refSethook = LUA_NOREF,
+                .refLines = LUA_NOREF,
+                .refRunning = LUA_NOREF,
+                .jitMode = LPN_MODE_NONE};
 
 static int isOwnerState(lua_State *L) {
   int mine;
@@ -70,8 +70,7 @@ static void requireInstalled(lua_State *L) {
 static int refField(lua_State *L, const char *name, int type, int old) {
   lua_getfield(L, 1, name);
   if (lua_type(L, -1) != type) {
-    luaL_error(L, "luapanda_native.install: field '%s' must be a %s", name,
-               lua_typename(L, type));
+    luaL_error(L, "luapanda_native.install: field '%s' must be a %s", name, lua_typename(L, type));
   }
   if (old != LUA_NOREF) luaL_unref(L, LUA_REGISTRYINDEX, old);
   return luaL_ref(L, LUA_REGISTRYINDEX);
@@ -261,8 +260,8 @@ static int l_collect(lua_State *L) {
     lpn.installed = 0;
     lpn_running = NULL;
     lpn.owner = NULL;
-    lpn.refOwner = lpn.refVerdicts = lpn.refOwn = lpn.refVerdictFn = lpn.refHitFn =
-        lpn.refPollFn = lpn.refSethook = lpn.refLines = lpn.refRunning = LUA_NOREF;
+    lpn.refOwner = lpn.refVerdicts = lpn.refOwn = lpn.refVerdictFn = lpn.refHitFn = lpn.refPollFn =
+        lpn.refSethook = lpn.refLines = lpn.refRunning = LUA_NOREF;
     lpn_signalRestore();
     lpn_nobpRelease(L);
   }
@@ -290,12 +289,19 @@ static int l_cfunction(lua_State *L) {
   return 1;
 }
 
-static const luaL_Reg functions[] = {
-    {"install", l_install}, {"sethook", l_sethook}, {"setluahook", l_setluahook},
-    {"setinside", l_setinside}, {"running", l_running}, {"watch", l_watch},
-    {"unwatch", l_unwatch}, {"status", l_status}, {"cfunction", l_cfunction},
-    {"forget", l_forget}, {"coroutinefast", lpn_coroutineFast},
-    {"resumestate", lpn_resumeState}, {NULL, NULL}};
+static const luaL_Reg functions[] = {{"install", l_install},
+                                     {"sethook", l_sethook},
+                                     {"setluahook", l_setluahook},
+                                     {"setinside", l_setinside},
+                                     {"running", l_running},
+                                     {"watch", l_watch},
+                                     {"unwatch", l_unwatch},
+                                     {"status", l_status},
+                                     {"cfunction", l_cfunction},
+                                     {"forget", l_forget},
+                                     {"coroutinefast", lpn_coroutineFast},
+                                     {"resumestate", lpn_resumeState},
+                                     {NULL, NULL}};
 
 #if defined(_WIN32)
 #define LPN_EXPORT __declspec(dllexport)

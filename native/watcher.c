@@ -26,8 +26,8 @@
 
 #define LPN_SIGNAL SIGURG
 #define RETRY_MS 100 /* signal again when no poll answered within this time */
-#define MIN_GAP_MS 5  /* and never more often than this */
-#define QUIET_MS 20   /* while the runtime reads the socket itself, look again this often */
+#define MIN_GAP_MS 5 /* and never more often than this */
+#define QUIET_MS 20  /* while the runtime reads the socket itself, look again this often */
 
 static pthread_t luaThread;
 static pthread_t watcherThread;
@@ -45,7 +45,8 @@ static void onSignal(int sig) {
   int savedErrno = errno;
   (void)sig;
   /* Only the Lua thread may touch Lua state; a stray SIGURG elsewhere is ignored. */
-  if (__atomic_load_n(&signalsWanted, __ATOMIC_ACQUIRE) && pthread_equal(pthread_self(), luaThread)) {
+  if (__atomic_load_n(&signalsWanted, __ATOMIC_ACQUIRE) &&
+      pthread_equal(pthread_self(), luaThread)) {
     lpn_pollRequested = 1;
     if (lpn_busy == 0 && !lpn_inside) {
       lua_State *running = lpn_running;

@@ -30,11 +30,12 @@ const APT_PACKAGES = [
   'xvfb',
   'xauth',
   'lua-check',
+  'clang-format',
 ];
 /** Commands of the LÖVE tests: `xvfb-run -a love <game>` (xvfb-run needs Xvfb and xauth). */
 const LOVE_COMMANDS = ['love', 'xvfb-run', 'Xvfb', 'xauth'];
-/** The Lua linter of `npm run lint` (Debian package lua-check). */
-const LINT_COMMANDS = ['luacheck'];
+/** The Lua and C checkers of `npm run lint` (Debian packages lua-check and clang-format). */
+const LINT_COMMANDS = ['luacheck', 'clang-format'];
 
 function run(command, args, options = {}) {
   console.log(`$ ${command} ${args.join(' ')}`);
