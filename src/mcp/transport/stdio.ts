@@ -3,16 +3,9 @@
  * `luapanda-mcp --stdio`). The stdio → HTTP bridge (`--stdio --connect <url>`) is in stdioBridge.ts.
  * stdout carries the protocol only; diagnostics go to stderr.
  */
-import type { Readable, Writable } from 'node:stream';
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
-
-export interface StdioStreams {
-  /** Default `process.stdin`. */
-  stdin?: Readable;
-  /** Default `process.stdout`. */
-  stdout?: Writable;
-}
+import { redirectConsoleToStderr, type StdioStreams } from './stdioStreams';
 
 export interface ServeStdioOptions extends StdioStreams {
   /** Send `console.log/info/debug` to stderr, so that nothing but protocol reaches stdout
@@ -66,19 +59,4 @@ export async function serveStdio(
       await closed;
     },
   };
-}
-
-let consoleRedirected = false;
-
-/** Routes console.log/info/debug to stderr: stdout belongs to the protocol. */
-export function redirectConsoleToStderr(): void {
-  if (consoleRedirected) return;
-  consoleRedirected = true;
-  const toStderr = (...args: unknown[]): void => console.error(...args);
-  // eslint-disable-next-line no-console -- replacing, not calling: stdout is the protocol channel
-  console.log = toStderr;
-  // eslint-disable-next-line no-console -- as above
-  console.info = toStderr;
-  // eslint-disable-next-line no-console -- as above
-  console.debug = toStderr;
 }

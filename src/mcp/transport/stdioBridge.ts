@@ -29,7 +29,7 @@ import {
   waitForServer,
   type ProbeResult,
 } from './bridgeProbe';
-import { redirectConsoleToStderr, type StdioStreams } from './stdio';
+import { redirectConsoleToStderr, type StdioStreams } from './stdioStreams';
 
 /** How long the bridge waits for the HTTP server by default, at start and after losing it. */
 export const DEFAULT_BRIDGE_WAIT_SECONDS = 300;
