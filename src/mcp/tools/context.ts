@@ -3,6 +3,7 @@
  * the cancellation signal and a progress reporter. Also the shared steps of the asynchronous
  * tools: find the session, wait for the next stop or end, and turn the outcome into a result.
  */
+import { errorText } from '../../common/errorText';
 import type { Tracer } from '../../common/trace';
 import type { z } from 'zod';
 import { DebugChannel, DebugSessionPort } from '../channel';
@@ -257,7 +258,5 @@ export async function describeOutcome(
   }
 }
 
-/** The message of an error from a debugger request, without repetition of our own prefix. */
-export function messageOf(e: unknown): string {
-  return e instanceof Error ? e.message : String(e);
-}
+/** The message of an error from a debugger request. */
+export const messageOf = errorText;

@@ -4,6 +4,7 @@
  * too). With port 0 the port is one free on both. A taken port is a `PortInUseError` that says what
  * to do; closing is bounded (connections still open at the deadline are destroyed).
  */
+import { errorText } from '../../common/errorText';
 import * as http from 'node:http';
 import type { Socket } from 'node:net';
 
@@ -162,8 +163,4 @@ function closeServer(server: http.Server, sockets: Set<Socket>, timeoutMs: numbe
 function isNoIpv6(error: unknown): boolean {
   const code = (error as NodeJS.ErrnoException | undefined)?.code;
   return code === 'EADDRNOTAVAIL' || code === 'EAFNOSUPPORT' || code === 'EPROTONOSUPPORT';
-}
-
-function errorText(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
 }

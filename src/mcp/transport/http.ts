@@ -7,6 +7,7 @@
  * request through those parts: httpGuards.ts (the checks), mcpEndpoint.ts and mcpSessionTable.ts
  * (the MCP sessions), dualStackListener.ts (the sockets), httpHealth.ts (`/health`).
  */
+import { errorText } from '../../common/errorText';
 import { randomUUID } from 'node:crypto';
 import type * as http from 'node:http';
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
@@ -228,8 +229,4 @@ export async function startHttpServer(options: HttpServerOptions): Promise<HttpS
       return closing;
     },
   };
-}
-
-function errorText(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
 }

@@ -5,6 +5,7 @@
  * client that ends cleanly sends DELETE), and so is one idle for `idleMs` (a client that went away
  * with neither). Closing a session is closing its transport, which removes it from the table.
  */
+import { errorText } from '../../common/errorText';
 import { withTimeout } from '../../common/async';
 
 /** What the table closes; for the HTTP server, the SDK's StreamableHTTPServerTransport. */
@@ -169,8 +170,4 @@ export class McpSessionTable<T extends ClosableTransport> {
       this.options.log(`mcp http: onSessionsChanged failed: ${errorText(error)}`);
     }
   }
-}
-
-function errorText(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
 }
