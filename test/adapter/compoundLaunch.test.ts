@@ -6,12 +6,11 @@
  * stop at the shared breakpoint; one runs to its end while the other stays paused, then the other.
  */
 import * as assert from 'node:assert/strict';
-import * as net from 'node:net';
 import type { DebugProtocol } from '@vscode/debugprotocol';
 import { DebugClient } from '@vscode/debugadapter-testsupport';
-import { LuaDebugSession } from '../../src/adapter';
 import { luaInterpreters } from '../harness/interpreters';
 import { TIMEOUT_MS, fixture } from './dapHarness';
+import { type InProcessAdapter, serveAdapterInProcess } from './inProcessServer';
 
 const PROGRAM = fixture('breakpoints.lua');
 /** `total = add(total, i)`, inside the loop. */
@@ -20,20 +19,11 @@ const BP_LINE = 8;
 for (const lua of luaInterpreters().filter((l) => l.command === 'lua5.4' || l.isLuaJIT)) {
   describe(`adapter: a compound of two launch configurations (${lua.command})`, function () {
     this.timeout(60_000);
-    let server: net.Server;
-    let serverPort: number;
+    let adapter: InProcessAdapter;
     const clients: DebugClient[] = [];
 
     beforeEach(async () => {
-      server = net.createServer((socket) => {
-        socket.on('error', () => undefined);
-        const session = new LuaDebugSession();
-        session.setRunAsServer(true);
-        socket.on('close', () => session.shutdown());
-        session.start(socket, socket);
-      });
-      await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-      serverPort = (server.address() as net.AddressInfo).port;
+      adapter = await serveAdapterInProcess();
     });
 
     afterEach(async () => {
@@ -41,7 +31,7 @@ for (const lua of luaInterpreters().filter((l) => l.command === 'lua5.4' || l.is
         await dc.disconnectRequest({ terminateDebuggee: true }).catch(() => undefined);
         await dc.stop().catch(() => undefined);
       }
-      await new Promise<void>((resolve) => server.close(() => resolve()));
+      await adapter.close();
     });
 
     /** A client that launches the program as VS Code does, recording its output. */
@@ -53,7 +43,7 @@ for (const lua of luaInterpreters().filter((l) => l.command === 'lua5.4' || l.is
     }> {
       const dc = new DebugClient('node', '', 'luapanda');
       dc.defaultTimeout = TIMEOUT_MS;
-      await dc.start(serverPort);
+      await dc.start(adapter.port);
       clients.push(dc);
       let output = '';
       dc.on('output', (e: DebugProtocol.OutputEvent) => (output += e.body.output));

@@ -8,15 +8,14 @@
  * stream and answers them.
  */
 import * as assert from 'node:assert/strict';
-import * as net from 'node:net';
 import * as path from 'node:path';
 import type { DebugProtocol } from '@vscode/debugprotocol';
 import { DebugClient } from '@vscode/debugadapter-testsupport';
-import { LuaDebugSession } from '../../src/adapter';
 import { luaInterpreters } from '../harness/interpreters';
 import { LuaProcess, REPO_ROOT, spawnLua } from '../harness/luaProcess';
 import { quietPort } from '../harness/ports';
 import { TIMEOUT_MS, fixture } from './dapHarness';
+import { type InProcessAdapter, serveAdapterInProcess } from './inProcessServer';
 
 const RUNTIME_DIR = path.join(REPO_ROOT, 'dist', 'lua');
 const GAME = fixture('twoGames.lua');
@@ -56,33 +55,24 @@ function answerReverseRequests(
 for (const lua of luaInterpreters().filter((l) => l.command === 'lua5.4' || l.isLuaJIT)) {
   describe(`adapter: several games on one attach port (${lua.command})`, function () {
     this.timeout(60_000);
-    let server: net.Server;
-    let serverPort: number;
+    let adapter: InProcessAdapter;
     const clients: DebugClient[] = [];
     const games: LuaProcess[] = [];
 
     beforeEach(async () => {
-      server = net.createServer((socket) => {
-        socket.on('error', () => undefined);
-        const session = new LuaDebugSession();
-        session.setRunAsServer(true);
-        socket.on('close', () => session.shutdown());
-        session.start(socket, socket);
-      });
-      await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-      serverPort = (server.address() as net.AddressInfo).port;
+      adapter = await serveAdapterInProcess();
     });
 
     afterEach(async () => {
       for (const game of games.splice(0)) game.kill();
       for (const dc of clients.splice(0)) await dc.stop().catch(() => undefined);
-      await new Promise<void>((resolve) => server.close(() => resolve()));
+      await adapter.close();
     });
 
     async function client(): Promise<DebugClient> {
       const dc = new DebugClient('node', '', 'luapanda');
       dc.defaultTimeout = TIMEOUT_MS;
-      await dc.start(serverPort);
+      await dc.start(adapter.port);
       clients.push(dc);
       return dc;
     }

@@ -7,13 +7,8 @@ import * as assert from 'node:assert/strict';
 import * as path from 'node:path';
 import { LuaDebugSession } from '../../src/adapter';
 import { luaInterpreters } from '../harness/interpreters';
+import { type WireFrame, assertRepliesAndStopTraced } from '../harness/wireTrace';
 import { DapTest, TIMEOUT_MS, fixture } from './dapHarness';
-
-interface WireFrame {
-  cmd: string;
-  callbackId?: string | number;
-  info?: Record<string, unknown>;
-}
 
 /** The texts of the trace lines of `tag` in the debug console, in order. */
 function traced(t: DapTest, tag: string): string[] {
@@ -63,18 +58,7 @@ for (const lua of luaInterpreters()) {
         );
       }
       // Every request's reply came back over the wire and was traced.
-      for (const request of sent.filter((f) => f.callbackId !== undefined)) {
-        assert.ok(
-          received.some(
-            (f) => f.cmd === request.cmd && String(f.callbackId) === String(request.callbackId),
-          ),
-          `the reply to ${request.cmd} #${request.callbackId}`,
-        );
-      }
-      assert.ok(
-        received.some((f) => f.cmd === 'stopOnBreakpoint'),
-        'the stop notification',
-      );
+      assertRepliesAndStopTraced(sent, received);
       const initReply = received.find((f) => f.cmd === 'initSuccess');
       assert.ok((initReply?.info?.features as string[]).includes('trace'), 'feature advertised');
 

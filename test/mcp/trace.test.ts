@@ -12,6 +12,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { luaInterpreters } from '../harness/interpreters';
 import { REPO_ROOT } from '../harness/luaProcess';
+import { type WireFrame, assertRepliesAndStopTraced } from '../harness/wireTrace';
 import { callTool, makeWorkspace } from './headlessFixture';
 
 const CLI = path.join(REPO_ROOT, 'out', 'src', 'cli', 'mcp.js');
@@ -22,12 +23,6 @@ for i = 1, 3 do
 end
 print("total", total)
 `;
-
-interface WireFrame {
-  cmd: string;
-  callbackId?: string | number;
-  info?: Record<string, unknown>;
-}
 
 /** The texts of the lines of `tag` in a trace (stderr or file lines: time, [tag], text). */
 function traced(trace: string, tag: string): string[] {
@@ -83,18 +78,7 @@ function checkWireTrace(trace: string): void {
   const sent = traced(trace, 'wire.send').map((text) => JSON.parse(text) as WireFrame);
   const received = traced(trace, 'wire.receive').map((text) => JSON.parse(text) as WireFrame);
   assert.equal(sent[0]?.cmd, 'initSuccess', `the handshake first:\n${trace}`);
-  for (const request of sent.filter((f) => f.callbackId !== undefined)) {
-    assert.ok(
-      received.some(
-        (f) => f.cmd === request.cmd && String(f.callbackId) === String(request.callbackId),
-      ),
-      `the reply to ${request.cmd} #${request.callbackId}`,
-    );
-  }
-  assert.ok(
-    received.some((f) => f.cmd === 'stopOnBreakpoint'),
-    'the stop notification',
-  );
+  assertRepliesAndStopTraced(sent, received);
   const commands = traced(trace, 'runtime')
     .filter((line) => line.startsWith('command '))
     .map((line) => line.split(' ')[1]);
