@@ -16,10 +16,12 @@
  * several runs divided by the median of plain runs interleaved with them. Slow cells run fewer
  * frames (every frame costs about the same). A native cell that did not get the accelerator
  * fails the run. Also printed: plain milliseconds per frame, and floor rows measured in the same
- * runs (bench/gameLoopFloors.ts): what any debugger hooking like ours must pay.
+ * runs (bench/gameLoopFloors.ts): what any debugger hooking like ours must pay. A second table
+ * repeats idle and a breakpoint elsewhere with a game-sized heap alive (WORLD_RECORDS), against
+ * which the runtime's own memory weighs what it weighs in a game.
  * Run alone: `node out/bench/gameLoop.js` (after `npm run compile`); LUAPANDA_BENCH_RUNS=3,
  * LUAPANDA_BENCH_LUA=lua5.4,luajit and LUAPANDA_BENCH_SITUATIONS=idle,bpElsewhere make it shorter
- * (add `floors` to that list to keep the floor rows).
+ * (add `floors` to that list to keep the floor rows, `world` to keep the second table).
  */
 import { LuaNotification } from '../src/protocol';
 import {
@@ -56,12 +58,15 @@ interface Cell {
 /** LUAPANDA_BENCH_SITUATIONS=idle,hotCondition runs only those situations. */
 const onlySituations = process.env.LUAPANDA_BENCH_SITUATIONS?.split(',');
 const unknownSituations = (onlySituations ?? []).filter(
-  (name) => name !== 'floors' && !GAME_SITUATIONS.some((spec) => spec.situation === name),
+  (name) =>
+    name !== 'floors' &&
+    name !== 'world' &&
+    !GAME_SITUATIONS.some((spec) => spec.situation === name),
 );
 if (unknownSituations.length > 0) {
   throw new Error(
     `LUAPANDA_BENCH_SITUATIONS: no situation ${unknownSituations.join(', ')} ` +
-      `(known: ${GAME_SITUATIONS.map((spec) => spec.situation).join(', ')}, floors)`,
+      `(known: ${GAME_SITUATIONS.map((spec) => spec.situation).join(', ')}, floors, world)`,
   );
 }
 const CELLS: Cell[] = GAME_SITUATIONS.filter(
@@ -71,6 +76,18 @@ const CELLS: Cell[] = GAME_SITUATIONS.filter(
   { spec, native: true },
 ]);
 const WITH_FLOORS = !onlySituations || onlySituations.includes('floors');
+/** The second table (a game-sized heap): by default, or with `world` in the list. */
+const WITH_WORLD = !onlySituations || onlySituations.includes('world');
+/** What the second table measures: idle both ways and a breakpoint elsewhere, natively. */
+const WORLD_CELLS: Cell[] = GAME_SITUATIONS.filter(
+  (spec) => spec.situation === 'idle' || spec.situation === 'bpElsewhere',
+)
+  .flatMap((spec) => [
+    { spec, native: false },
+    { spec, native: true },
+  ])
+  .filter((cell) => cell.native || cell.spec.situation === 'idle');
+const LOADED_FLOOR = FLOORS.filter((floor) => floor.kind === 'loaded');
 const labelOf = (cell: Cell) => `${cell.spec.label}, ${cell.native ? 'native' : 'pure'}`;
 
 /** Frames of a run that costs about `divisor` times a plain frame. */
@@ -81,14 +98,32 @@ function framesFor(lua: string, cell: Cell): number {
   return framesWith(lua, divisors ? divisors[cell.native ? 1 : 0] : 1);
 }
 
-/** A plain run's checksum per (interpreter, frames): what every cell of that length must print. */
+/**
+ * Records of the world a "game-sized heap" run keeps alive (LUAPANDA_BENCH_WORLD of the fixture):
+ * about 5 MB, the order of what a small game holds in level data and entities. The main table's
+ * loop keeps only a few KB alive, against which the runtime's own memory (about 0.4–0.55 MB of
+ * compiled functions) weighs more than it would in a game.
+ */
+const WORLD_RECORDS = 20_000;
+
+/** The environment of a run with `world` records (none: the loop alone). */
+const worldEnv = (world: number): NodeJS.ProcessEnv =>
+  world > 0 ? { LUAPANDA_BENCH_WORLD: String(world) } : {};
+
+/** A plain run's checksum per (interpreter, frames, world): what every cell of that length must print. */
 const references = new Map<string, string>();
 
-async function plainRun(lua: string, frames: number): Promise<number> {
-  const out = await runLua(lua, GAMELOOP_LUA, ['none', 'plain', String(frames), '0'], false);
+async function plainRun(lua: string, frames: number, world = 0): Promise<number> {
+  const out = await runLua(
+    lua,
+    GAMELOOP_LUA,
+    ['none', 'plain', String(frames), '0'],
+    false,
+    worldEnv(world),
+  );
   const seconds = timeOf(out, lua, 'plain', false);
   const { checksum } = gameRunOf(out);
-  const key = `${lua} ${frames}`;
+  const key = `${lua} ${frames} ${world}`;
   const known = references.get(key);
   if (known !== undefined && known !== checksum) {
     throw new Error(`${lua}: plain runs of ${frames} frames disagree: ${known} / ${checksum}`);
@@ -98,16 +133,21 @@ async function plainRun(lua: string, frames: number): Promise<number> {
 }
 
 /** Seconds per frame of one floor run (no debugger); throws if it did other work than plain. */
-async function floorRun(lua: string, floor: FloorSpec, env: NodeJS.ProcessEnv): Promise<number> {
+async function floorRun(
+  lua: string,
+  floor: FloorSpec,
+  env: NodeJS.ProcessEnv,
+  world = 0,
+): Promise<number> {
   const frames = framesWith(lua, floor.divisors[lua] ?? 1);
-  const key = `${lua} ${frames}`;
-  if (!references.has(key)) await plainRun(lua, frames);
+  const key = `${lua} ${frames} ${world}`;
+  if (!references.has(key)) await plainRun(lua, frames, world);
   const out = await runLua(
     lua,
     GAMELOOP_LUA,
     ['none', 'floor', String(frames), floor.kind],
     false,
-    env,
+    { ...env, ...worldEnv(world) },
   );
   const seconds = timeOf(out, lua, floor.label, false);
   const run = gameRunOf(out);
@@ -120,10 +160,10 @@ async function floorRun(lua: string, floor: FloorSpec, env: NodeJS.ProcessEnv): 
 }
 
 /** Seconds per frame of one attached run; throws if it did other work than plain Lua did. */
-async function cellRun(lua: string, cell: Cell): Promise<number> {
+async function cellRun(lua: string, cell: Cell, world = 0): Promise<number> {
   const frames = framesFor(lua, cell);
-  const key = `${lua} ${frames}`;
-  if (!references.has(key)) await plainRun(lua, frames);
+  const key = `${lua} ${frames} ${world}`;
+  if (!references.has(key)) await plainRun(lua, frames, world);
   const logs: string[] = [];
   const onNotification = (n: LuaNotification) => {
     if (n.kind === 'log' && n.cmd === 'debug_console') logs.push(n.text);
@@ -135,6 +175,7 @@ async function cellRun(lua: string, cell: Cell): Promise<number> {
     cell.native,
     {
       onNotification,
+      env: worldEnv(world),
       configure: async (connection) => {
         const bks = cell.spec.breakpoints();
         if (bks.length > 0) await connection.request('setBreakPoint', { path: GAMELOOP_LUA, bks });
@@ -202,6 +243,45 @@ export async function runGameLoopBench(): Promise<void> {
     ...floors.map((floor, i) => [floor.label, ...floorRatios[i]]),
   ];
   printMarkdownTable(['situation', ...interpreters], rows);
+  if (WITH_WORLD) await runWorldTable(interpreters);
+}
+
+/** The same loop with a game-sized heap alive beside it (WORLD_RECORDS), in a table of its own. */
+async function runWorldTable(interpreters: string[]): Promise<void> {
+  console.log(
+    `\nThe same with a world of ${WORLD_RECORDS} records alive (about 5 MB, as a game holds its ` +
+      `level data), median of ${RUNS} runs, ratio to plain Lua with the same world`,
+  );
+  const plainPerFrame: number[] = [];
+  const ratios: string[][] = WORLD_CELLS.map(() => []);
+  const floorRatios: string[][] = LOADED_FLOOR.map(() => []);
+  for (const lua of interpreters) {
+    const plainTimes: number[] = [];
+    const times: number[][] = WORLD_CELLS.map(() => []);
+    const floorTimes: number[][] = LOADED_FLOOR.map(() => []);
+    for (let run = 0; run < RUNS; run++) {
+      plainTimes.push(await plainRun(lua, FRAMES[lua], WORLD_RECORDS));
+      for (const [i, cell] of WORLD_CELLS.entries()) {
+        times[i].push(await cellRun(lua, cell, WORLD_RECORDS));
+      }
+      for (const [i, floor] of LOADED_FLOOR.entries()) {
+        floorTimes[i].push(await floorRun(lua, floor, {}, WORLD_RECORDS));
+      }
+    }
+    const plain = median(plainTimes);
+    plainPerFrame.push(plain);
+    const ratio = (t: number[]) => `×${(median(t) / plain).toFixed(2)}`;
+    for (const [i, t] of times.entries()) ratios[i].push(ratio(t));
+    for (const [i, t] of floorTimes.entries()) floorRatios[i].push(ratio(t));
+  }
+  printMarkdownTable(
+    ['situation, 5 MB world', ...interpreters],
+    [
+      ['plain Lua, ms per frame', ...plainPerFrame.map((s) => (s * 1000).toFixed(3))],
+      ...WORLD_CELLS.map((cell, i) => [labelOf(cell), ...ratios[i]]),
+      ...LOADED_FLOOR.map((floor, i) => [floor.label, ...floorRatios[i]]),
+    ],
+  );
 }
 
 if (require.main === module) {

@@ -73,6 +73,8 @@ export interface AttachedOptions {
   configure?: (connection: LuaConnection) => Promise<void>;
   /** Every notification the runtime sends while the program runs (logpoint output…). */
   onNotification?: (notification: LuaNotification) => void;
+  /** Laid over the program's environment. */
+  env?: NodeJS.ProcessEnv;
 }
 
 /**
@@ -89,7 +91,7 @@ export async function runAttached(
 ): Promise<LuaRun> {
   const listener = await LuaListener.listen({ port: 0, host: '127.0.0.1' });
   try {
-    const run = runLua(lua, script, [String(listener.port), ...args], native);
+    const run = runLua(lua, script, [String(listener.port), ...args], native, options.env);
     const connection = await listener.waitForConnection({ timeoutMs: 10_000 });
     const { onNotification } = options;
     if (onNotification) connection.on('notification', onNotification);
