@@ -30,7 +30,6 @@ import {
   exceptionFilterWire,
 } from './exceptionFilters';
 import { ExitStatus, describeExit, exitNumber } from './exitStatus';
-import { HandleTable } from './handles';
 import type { HotReloadReport } from './hotReload';
 import { hotReloadFile } from './hotReloadRequest';
 import { handshakeFor } from './handshakeSettings';
@@ -62,7 +61,8 @@ import type {
   StopInfo,
   Thread,
 } from './types';
-import { Page, VariableStore } from './variables';
+import { StopState } from './stopState';
+import type { Page } from './variables';
 
 type ResumeCommand = 'continue' | 'stopOnStep' | 'stopOnStepIn' | 'stopOnStepOut';
 
@@ -94,15 +94,13 @@ export class LuaSession extends EventEmitter<LuaSessionEvents> {
   private readonly functionStore: FunctionBreakpointStore;
   private readonly functionSync: FunctionBreakpointSync;
   private readonly mapper: SourceMapper;
-  private readonly frameHandles = new HandleTable<Frame>();
   private readonly threadRegistry = new ThreadRegistry();
-  private readonly variables = new VariableStore();
+  private readonly stops = new StopState();
   private readonly functionNames = new FunctionNames();
   private connector: Connector | undefined;
   private connection: SessionConnection | undefined;
   private features: ReadonlySet<Feature> = new Set();
   private runtimeName = '';
-  private currentStop: StopInfo | undefined;
   private exceptionFilters: readonly ExceptionFilterSpec[] = [{ filter: 'uncaught' }];
   private pauseEmulated = false;
   private protocolErrors = 0;
@@ -154,7 +152,7 @@ export class LuaSession extends EventEmitter<LuaSessionEvents> {
 
   /** The current stop, while the program is stopped. */
   get stop(): StopInfo | undefined {
-    return this.machine.is('Stopped') ? this.currentStop : undefined;
+    return this.machine.is('Stopped') ? this.stops.current : undefined;
   }
 
   get runtime(): string {
@@ -174,7 +172,7 @@ export class LuaSession extends EventEmitter<LuaSessionEvents> {
   }
 
   threads(): Thread[] {
-    return this.threadRegistry.list(this.currentStop?.frames ?? []);
+    return this.threadRegistry.list(this.stops.current?.frames ?? []);
   }
 
   // ---------------------------------------------------------------------------------------------
@@ -387,12 +385,12 @@ export class LuaSession extends EventEmitter<LuaSessionEvents> {
 
   scopes(frameId: number): Scope[] {
     this.requireStop('read scopes');
-    return this.variables.scopes(this.frame(frameId));
+    return this.stops.variables.scopes(this.frame(frameId));
   }
 
   async getVariables(variablesReference: number, page: Page = {}) {
     this.requireStop('read variables');
-    return this.variables.list(
+    return this.stops.variables.list(
       variablesReference,
       page,
       async (info) => this.request('getVariable', info),
@@ -409,7 +407,7 @@ export class LuaSession extends EventEmitter<LuaSessionEvents> {
     const stop = this.requireStop('evaluate');
     const frame = frameId !== undefined ? this.frame(frameId) : stop.frames[0];
     const stackId = String(frame?.luaIndex ?? 2);
-    return evaluateIn(this.ask, this.variables, expression, stackId, context);
+    return evaluateIn(this.ask, this.stops.variables, expression, stackId, context);
   }
 
   /** Assigns `value` (Lua source: a literal or an expression) to `name` in a scope or table. */
@@ -419,10 +417,10 @@ export class LuaSession extends EventEmitter<LuaSessionEvents> {
     value: string,
   ): Promise<EvaluateResult> {
     this.requireStop('set a variable');
-    const container = this.variables.container(variablesReference);
+    const container = this.stops.variables.container(variablesReference);
     return assignIn(
       this.ask,
-      this.variables,
+      this.stops.variables,
       container,
       name,
       value,
@@ -499,7 +497,7 @@ export class LuaSession extends EventEmitter<LuaSessionEvents> {
     this.requireStop(verb);
     if (threadId !== undefined) this.checkThread(threadId);
     const connection = this.connection;
-    const stoppedThread = this.currentStop?.threadId ?? MAIN_THREAD_ID;
+    const stoppedThread = this.stops.current?.threadId ?? MAIN_THREAD_ID;
     // Leave Stopped before sending: the next stop may arrive in the same TCP read as the reply.
     this.leaveStop(`${verb} requested`);
     this.emit('continued', { threadId: threadId ?? stoppedThread, allThreadsContinued: true });
@@ -508,9 +506,7 @@ export class LuaSession extends EventEmitter<LuaSessionEvents> {
   }
 
   private leaveStop(reason: string): void {
-    this.variables.invalidate();
-    this.frameHandles.invalidate();
-    this.currentStop = undefined;
+    this.stops.invalidate();
     if (this.machine.is('Stopped')) this.machine.transition('Running', reason);
   }
 
@@ -519,19 +515,18 @@ export class LuaSession extends EventEmitter<LuaSessionEvents> {
     switch (notification.kind) {
       case 'stop': {
         if (this.skipSameNameHit(notification)) return;
-        this.variables.invalidate();
-        this.frameHandles.invalidate();
-        const stop = buildStop(notification, {
-          mapper: this.mapper,
-          names: this.functionNames,
-          frames: this.frameHandles,
-          threads: this.threadRegistry,
-          breakpoints: this.store,
-          functionBreakpointIds: (names) => this.functionStore.idsFor(names),
-          pauseEmulated: this.pauseEmulated,
-        });
+        const stop = this.stops.replace((frames) =>
+          buildStop(notification, {
+            mapper: this.mapper,
+            names: this.functionNames,
+            frames,
+            threads: this.threadRegistry,
+            breakpoints: this.store,
+            functionBreakpointIds: (names) => this.functionStore.idsFor(names),
+            pauseEmulated: this.pauseEmulated,
+          }),
+        );
         this.pauseEmulated = false;
-        this.currentStop = stop;
         if (!this.machine.is('Stopped')) this.machine.transition('Stopped', stop.description);
         this.emit('stopped', stop);
         return;
@@ -583,7 +578,6 @@ export class LuaSession extends EventEmitter<LuaSessionEvents> {
     if (this.machine.is('Terminating', 'Terminated')) return;
     this.connection = undefined;
     this.leaveStop('the connection closed');
-    this.currentStop = undefined;
     this.sync.disconnected();
     this.functionSync.disconnected();
     const connector = this.connector;
@@ -663,9 +657,7 @@ export class LuaSession extends EventEmitter<LuaSessionEvents> {
     killProcess: boolean,
   ): Promise<void> {
     if (!this.machine.is('Idle', 'Terminating')) this.machine.transition('Terminating', reason);
-    this.variables.invalidate();
-    this.frameHandles.invalidate();
-    this.currentStop = undefined;
+    this.stops.invalidate();
     this.connection?.destroy();
     this.connection = undefined;
     await settleWithin(this.connector?.dispose(killProcess), DISPOSE_TIMEOUT_MS);
@@ -680,8 +672,9 @@ export class LuaSession extends EventEmitter<LuaSessionEvents> {
 
   private requireStop(verb: string): StopInfo {
     this.require('Stopped', 'not-stopped', verb);
-    if (!this.currentStop) throw sessionErrors.noCurrentStop(verb);
-    return this.currentStop;
+    const stop = this.stops.current;
+    if (!stop) throw sessionErrors.noCurrentStop(verb);
+    return stop;
   }
 
   private checkThread(threadId: number): void {
@@ -694,7 +687,7 @@ export class LuaSession extends EventEmitter<LuaSessionEvents> {
   }
 
   private frame(frameId: number): Frame {
-    const frame = this.frameHandles.get(frameId);
+    const frame = this.stops.frames.get(frameId);
     if (!frame) {
       throw sessionErrors.unknownFrame(frameId);
     }
