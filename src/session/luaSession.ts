@@ -4,20 +4,19 @@
  * output too: it keeps none; whoever shows output listens). It knows the LuaPanda protocol (through `src/protocol`) and nothing of DAP, MCP or
  * VS Code: the DAP adapter and the MCP tools are views of it and drive it through its methods,
  * each of which returns a promise bounded by a timeout and fails with a coded `SessionError`.
+ * The link to the program (waiting, handshake, reconnect, exit grace) is `SessionLink`'s job, and
+ * the current stop with its handles `StopState`'s.
  */
 import { randomUUID } from 'node:crypto';
 import { EventEmitter } from 'node:events';
-import { settleWithin } from '../common/async';
 import { NO_TRACE, Tracer } from '../common/trace';
-import {
-  Feature,
+import type {
   IdeCommand,
   IdeRequestInfo,
   LuaNotification,
   ProtocolError,
   ReplyInfo,
   RequestCommand,
-  featureSet,
 } from '../protocol';
 import { Breakpoint, BreakpointSpec, BreakpointStore } from './breakpoints';
 import { BreakpointSync } from './breakpointSync';
@@ -30,12 +29,11 @@ import {
   exceptionFilterWire,
 } from './exceptionFilters';
 import { ExitStatus, describeExit, exitNumber } from './exitStatus';
-import { HandleTable } from './handles';
 import type { HotReloadReport } from './hotReload';
 import { hotReloadFile } from './hotReloadRequest';
-import { handshakeFor } from './handshakeSettings';
 import { Ask, EvaluateContext, assignIn, evaluateIn } from './inspection';
 import { SourceMapper } from './paths';
+import { SessionLink } from './sessionLink';
 import { SessionState, StateMachine } from './state';
 import {
   MAIN_THREAD_ID,
@@ -62,16 +60,13 @@ import type {
   StopInfo,
   Thread,
 } from './types';
-import { Page, VariableStore } from './variables';
+import { StopState } from './stopState';
+import type { Page } from './variables';
+
+export { greetGame } from './sessionLink';
 
 type ResumeCommand = 'continue' | 'stopOnStep' | 'stopOnStepIn' | 'stopOnStepOut';
 
-/** How long a dropped link waits for the launched program to exit, to report its exit code. */
-const EXIT_GRACE_MS = 2_000;
-/** Longest wait for the connector to release its listener and program when the session ends. */
-const DISPOSE_TIMEOUT_MS = 5_000;
-/** How long a detach waits for the Lua side to acknowledge `stopRun`. */
-const DETACH_TIMEOUT_MS = 2_000;
 /** Protocol errors shown as console lines per session; the events go on after that. */
 const SHOWN_PROTOCOL_ERRORS = 20;
 
@@ -94,22 +89,15 @@ export class LuaSession extends EventEmitter<LuaSessionEvents> {
   private readonly functionStore: FunctionBreakpointStore;
   private readonly functionSync: FunctionBreakpointSync;
   private readonly mapper: SourceMapper;
-  private readonly frameHandles = new HandleTable<Frame>();
   private readonly threadRegistry = new ThreadRegistry();
-  private readonly variables = new VariableStore();
+  private readonly stops = new StopState();
   private readonly functionNames = new FunctionNames();
-  private connector: Connector | undefined;
-  private connection: SessionConnection | undefined;
-  private features: ReadonlySet<Feature> = new Set();
-  private runtimeName = '';
-  private currentStop: StopInfo | undefined;
+  private readonly link: SessionLink;
   private exceptionFilters: readonly ExceptionFilterSpec[] = [{ filter: 'uncaught' }];
   private pauseEmulated = false;
   private protocolErrors = 0;
   private ending: Promise<void> | undefined;
   private finishing: Promise<void> | undefined;
-  /** The connection whose handshake completed; a link lost before that is the start's concern. */
-  private handshaken: SessionConnection | undefined;
 
   constructor(
     readonly settings: SessionSettings,
@@ -117,6 +105,15 @@ export class LuaSession extends EventEmitter<LuaSessionEvents> {
   ) {
     super();
     this.tracer = settings.tracer ?? NO_TRACE;
+    this.link = new SessionLink(settings, {
+      machine: this.machine,
+      notification: (n) => this.onNotification(n),
+      protocolError: (e) => this.onProtocolError(e),
+      configure: (reply, connection) => this.configure(reply, connection),
+      lost: () => this.onLinkLost(),
+      notice: (text) => this.addOutput('important', text),
+      finish: (reason, error) => this.finish(reason, error),
+    });
     this.store = new BreakpointStore(settings.pathCaseSensitivity);
     this.mapper = new SourceMapper(
       {
@@ -130,7 +127,7 @@ export class LuaSession extends EventEmitter<LuaSessionEvents> {
     this.sync = new BreakpointSync({
       store: this.store,
       mapper: this.mapper,
-      features: () => this.features,
+      features: () => this.link.features,
       sendList: (info) => this.request('setBreakPoint', info),
       announce: (changed) => this.emit('breakpoints', changed),
       warn: (text) => this.emit('warning', text),
@@ -139,7 +136,7 @@ export class LuaSession extends EventEmitter<LuaSessionEvents> {
     this.functionSync = new FunctionBreakpointSync({
       store: this.functionStore,
       resolve: (chunk) => this.mapper.resolve(chunk),
-      features: () => this.features,
+      features: () => this.link.features,
       sendList: (info) => this.request('setFunctionBreakPoint', info),
       announce: (changed) => this.emit('functionBreakpoints', changed),
     });
@@ -154,15 +151,15 @@ export class LuaSession extends EventEmitter<LuaSessionEvents> {
 
   /** The current stop, while the program is stopped. */
   get stop(): StopInfo | undefined {
-    return this.machine.is('Stopped') ? this.currentStop : undefined;
+    return this.machine.is('Stopped') ? this.stops.current : undefined;
   }
 
   get runtime(): string {
-    return this.runtimeName;
+    return this.link.runtime;
   }
 
   get mode(): 'launch' | 'attach' | undefined {
-    return this.connector?.mode;
+    return this.link.connector?.mode;
   }
 
   get breakpoints(): Breakpoint[] {
@@ -174,7 +171,7 @@ export class LuaSession extends EventEmitter<LuaSessionEvents> {
   }
 
   threads(): Thread[] {
-    return this.threadRegistry.list(this.currentStop?.frames ?? []);
+    return this.threadRegistry.list(this.stops.current?.frames ?? []);
   }
 
   // ---------------------------------------------------------------------------------------------
@@ -182,14 +179,14 @@ export class LuaSession extends EventEmitter<LuaSessionEvents> {
 
   /** Replaces the breakpoints of one file; resolves with them once the Lua side has answered. */
   async setBreakpoints(path: string, specs: readonly BreakpointSpec[]): Promise<Breakpoint[]> {
-    return this.sync.set(path, specs, this.isConnected());
+    return this.sync.set(path, specs, this.link.isConnected());
   }
 
   /** Replaces every function breakpoint; resolves with them once the Lua side has answered. */
   async setFunctionBreakpoints(
     specs: readonly FunctionBreakpointSpec[],
   ): Promise<FunctionBreakpoint[]> {
-    return this.functionSync.set(specs, this.isConnected());
+    return this.functionSync.set(specs, this.link.isConnected());
   }
 
   /**
@@ -200,9 +197,9 @@ export class LuaSession extends EventEmitter<LuaSessionEvents> {
     filters: readonly ExceptionFilterSpec[],
   ): Promise<ExceptionFilterResult[]> {
     this.exceptionFilters = [...filters];
-    const connected = this.isConnected();
-    const wire = exceptionFilterWire(filters, connected ? this.features : undefined);
-    if (connected && this.features.has('exceptions')) {
+    const connected = this.link.isConnected();
+    const wire = exceptionFilterWire(filters, connected ? this.link.features : undefined);
+    if (connected && this.link.features.has('exceptions')) {
       this.sayRefusedFilters(wire.results);
       await this.request('setExceptionBreakpoints', wire.info);
     }
@@ -223,7 +220,7 @@ export class LuaSession extends EventEmitter<LuaSessionEvents> {
   /** Connects through `connector` (Idle → Starting → Running or Stopped). */
   async start(connector: Connector, options: StartOptions = {}): Promise<void> {
     this.machine.transition('Starting', `waiting for the Lua program on ${connector.endpoint}`);
-    this.connector = connector;
+    this.link.use(connector);
     connector.onNotice = (text) => this.addOutput('important', `${text}\n`);
     const debuggee = connector.process;
     if (debuggee) {
@@ -239,42 +236,12 @@ export class LuaSession extends EventEmitter<LuaSessionEvents> {
       this.machine.transition('Running', 'the program runs without debugging');
       return;
     }
-    const deadline =
-      options.connectTimeoutMs !== undefined ? Date.now() + options.connectTimeoutMs : undefined;
-    let lostHandshake: SessionError | undefined;
-    for (;;) {
-      let connection: SessionConnection | undefined;
-      try {
-        const remaining = deadline !== undefined ? Math.max(1, deadline - Date.now()) : undefined;
-        connection = await connector.nextConnection(remaining);
-        await this.adopt(connection);
-        return;
-      } catch (error) {
-        const failure = toSessionError(error, 'no-connection');
-        // A link that dies before the handshake is a failed attempt (a game that listens may
-        // close a connection it did not accept in time): try again while time remains.
-        const retry =
-          failure.code === 'handshake-failed' &&
-          connection?.closed === true &&
-          connector.canReconnect &&
-          (deadline === undefined || Date.now() < deadline) &&
-          this.machine.is('Starting');
-        if (retry) {
-          lostHandshake = failure;
-          continue;
-        }
-        // A program that connected and died in the handshake is the news, not the wait after it.
-        const reported =
-          failure.code === 'no-connection' && lostHandshake
-            ? new SessionError(
-                'handshake-failed',
-                `${lostHandshake.message} No program completed the handshake after it ` +
-                  `(${failure.message})`,
-              )
-            : failure;
-        await this.finish(reported.message, reported);
-        throw reported;
-      }
+    try {
+      await this.link.connect(options.connectTimeoutMs);
+    } catch (error) {
+      const failure = toSessionError(error, 'no-connection');
+      await this.finish(failure.message, failure);
+      throw failure;
     }
   }
 
@@ -323,12 +290,12 @@ export class LuaSession extends EventEmitter<LuaSessionEvents> {
    */
   async pause(): Promise<void> {
     this.require('Running', 'not-running', 'pause');
-    if (!this.connection) {
+    if (!this.link.hasConnection) {
       throw sessionErrors.noDebugger();
     }
-    if (this.features.has('jitCompiles')) {
+    if (this.link.features.has('jitCompiles')) {
       await pauseCompiledCode(this.request('pause', {}, 0), this.settings.compiledPauseMs);
-    } else if (this.features.has('pause')) {
+    } else if (this.link.features.has('pause')) {
       await this.request('pause', {});
     } else {
       this.pauseEmulated = true;
@@ -355,11 +322,11 @@ export class LuaSession extends EventEmitter<LuaSessionEvents> {
         'running or stopped',
       );
     }
-    if (!this.connection) throw sessionErrors.noDebugger();
+    if (!this.link.hasConnection) throw sessionErrors.noDebugger();
     return hotReloadFile(
       {
         cwd: this.settings.cwd,
-        features: this.features,
+        features: this.link.features,
         wirePath: (local) => this.mapper.wirePath(local),
         send: (info, timeoutMs) => this.request('hotReload', info, timeoutMs),
         timeoutMs: this.settings.requestTimeoutMs,
@@ -387,16 +354,16 @@ export class LuaSession extends EventEmitter<LuaSessionEvents> {
 
   scopes(frameId: number): Scope[] {
     this.requireStop('read scopes');
-    return this.variables.scopes(this.frame(frameId));
+    return this.stops.variables.scopes(this.frame(frameId));
   }
 
   async getVariables(variablesReference: number, page: Page = {}) {
     this.requireStop('read variables');
-    return this.variables.list(
+    return this.stops.variables.list(
       variablesReference,
       page,
       async (info) => this.request('getVariable', info),
-      { paging: this.features.has('paging'), pagingLimit: this.settings.pagingLimit },
+      { paging: this.link.features.has('paging'), pagingLimit: this.settings.pagingLimit },
     );
   }
 
@@ -409,7 +376,7 @@ export class LuaSession extends EventEmitter<LuaSessionEvents> {
     const stop = this.requireStop('evaluate');
     const frame = frameId !== undefined ? this.frame(frameId) : stop.frames[0];
     const stackId = String(frame?.luaIndex ?? 2);
-    return evaluateIn(this.ask, this.variables, expression, stackId, context);
+    return evaluateIn(this.ask, this.stops.variables, expression, stackId, context);
   }
 
   /** Assigns `value` (Lua source: a literal or an expression) to `name` in a scope or table. */
@@ -419,14 +386,14 @@ export class LuaSession extends EventEmitter<LuaSessionEvents> {
     value: string,
   ): Promise<EvaluateResult> {
     this.requireStop('set a variable');
-    const container = this.variables.container(variablesReference);
+    const container = this.stops.variables.container(variablesReference);
     return assignIn(
       this.ask,
-      this.variables,
+      this.stops.variables,
       container,
       name,
       value,
-      this.features.has('setField'),
+      this.link.features.has('setField'),
     );
   }
 
@@ -438,33 +405,23 @@ export class LuaSession extends EventEmitter<LuaSessionEvents> {
   // ---------------------------------------------------------------------------------------------
   // Internals
 
-  private isConnected(): boolean {
-    return this.connection !== undefined && !this.connection.closed;
-  }
-
-  private async adopt(connection: SessionConnection): Promise<void> {
-    this.connection = connection;
-    this.handshaken = undefined;
-    connection.on('notification', (n) => this.onNotification(connection, n));
-    connection.on('protocolError', (e) => this.onProtocolError(connection, e));
-    connection.on('close', () => void this.onConnectionClosed(connection));
-    const reply =
-      this.connector?.handshakeOf?.(connection) ?? (await greetGame(connection, this.settings));
-    this.handshaken = connection;
-    this.features = featureSet(reply.features);
-    this.runtimeName = reply.runtime ?? `LuaPanda ${reply.debuggerVer ?? ''}`.trim();
-    this.emit('connected', { runtime: this.runtimeName, features: reply.features ?? [] });
+  /** A handshake completed: the runtime learns the breakpoints and filters before it runs on. */
+  private async configure(
+    reply: ReplyInfo<'initSuccess'>,
+    connection: SessionConnection,
+  ): Promise<void> {
+    this.emit('connected', { runtime: this.link.runtime, features: reply.features ?? [] });
     this.sync.connected(reply.luaVersion);
     // Send everything at once: upstream reads one frame right after the handshake and the rest
     // at its next poll, so waiting for each reply would let the first lines run unguarded.
     const sends: Promise<unknown>[] = this.store.paths().map((path) => this.sync.send(path));
     if (this.functionStore.size > 0) sends.push(this.functionSync.send());
-    if (this.features.has('exceptions')) {
-      const wire = exceptionFilterWire(this.exceptionFilters, this.features);
+    if (this.link.features.has('exceptions')) {
+      const wire = exceptionFilterWire(this.exceptionFilters, this.link.features);
       this.sayRefusedFilters(wire.results);
       sends.push(this.request('setExceptionBreakpoints', wire.info));
     }
-    if (this.features.has('configurationDone')) {
+    if (this.link.features.has('configurationDone')) {
       sends.push(this.request('configurationDone', {}));
     } else if (sends.length === 0) {
       // Upstream reads one more frame within a second of its handshake reply, from inside its
@@ -474,64 +431,52 @@ export class LuaSession extends EventEmitter<LuaSessionEvents> {
       sends.push(connection.notify('configurationDone', {}));
     }
     await Promise.all(sends);
-    if (this.machine.is('Starting')) this.machine.transition('Running', 'the program runs');
   }
 
   private readonly ask: Ask = (cmd, info) => this.request(cmd, info);
 
-  private async request<C extends RequestCommand & IdeCommand>(
+  private request<C extends RequestCommand & IdeCommand>(
     cmd: C,
     info: IdeRequestInfo<C>,
-    timeoutMs = this.settings.requestTimeoutMs,
+    timeoutMs?: number,
   ): Promise<ReplyInfo<C>> {
-    const connection = this.connection;
-    if (!connection || connection.closed) {
-      throw sessionErrors.notConnected();
-    }
-    try {
-      return await connection.request(cmd, info, { timeoutMs });
-    } catch (error) {
-      throw toSessionError(error);
-    }
+    return this.link.request(cmd, info, timeoutMs);
   }
 
   private async resume(cmd: ResumeCommand, verb: string, threadId?: number): Promise<void> {
     this.requireStop(verb);
     if (threadId !== undefined) this.checkThread(threadId);
-    const connection = this.connection;
-    const stoppedThread = this.currentStop?.threadId ?? MAIN_THREAD_ID;
+    const connected = this.link.hasConnection;
+    const stoppedThread = this.stops.current?.threadId ?? MAIN_THREAD_ID;
     // Leave Stopped before sending: the next stop may arrive in the same TCP read as the reply.
     this.leaveStop(`${verb} requested`);
     this.emit('continued', { threadId: threadId ?? stoppedThread, allThreadsContinued: true });
-    if (!connection) return;
+    if (!connected) return;
     await this.request(cmd, {});
   }
 
   private leaveStop(reason: string): void {
-    this.variables.invalidate();
-    this.frameHandles.invalidate();
-    this.currentStop = undefined;
+    this.stops.invalidate();
     if (this.machine.is('Stopped')) this.machine.transition('Running', reason);
   }
 
-  private onNotification(connection: SessionConnection, notification: LuaNotification): void {
-    if (connection !== this.connection || this.machine.is('Terminating', 'Terminated')) return;
+  private onNotification(notification: LuaNotification): void {
+    if (this.machine.is('Terminating', 'Terminated')) return;
     switch (notification.kind) {
       case 'stop': {
         if (this.skipSameNameHit(notification)) return;
-        this.variables.invalidate();
-        this.frameHandles.invalidate();
-        const stop = buildStop(notification, {
-          mapper: this.mapper,
-          names: this.functionNames,
-          frames: this.frameHandles,
-          threads: this.threadRegistry,
-          breakpoints: this.store,
-          functionBreakpointIds: (names) => this.functionStore.idsFor(names),
-          pauseEmulated: this.pauseEmulated,
-        });
+        const stop = this.stops.replace((frames) =>
+          buildStop(notification, {
+            mapper: this.mapper,
+            names: this.functionNames,
+            frames,
+            threads: this.threadRegistry,
+            breakpoints: this.store,
+            functionBreakpointIds: (names) => this.functionStore.idsFor(names),
+            pauseEmulated: this.pauseEmulated,
+          }),
+        );
         this.pauseEmulated = false;
-        this.currentStop = stop;
         if (!this.machine.is('Stopped')) this.machine.transition('Stopped', stop.description);
         this.emit('stopped', stop);
         return;
@@ -559,8 +504,8 @@ export class LuaSession extends EventEmitter<LuaSessionEvents> {
    * A frame the protocol layer dropped: the user must learn of it (a malformed stop frame leaves
    * a program stopped that the IDE shows running), so it is an event and a console line.
    */
-  private onProtocolError(connection: SessionConnection, error: ProtocolError): void {
-    if (connection !== this.connection || this.machine.is('Terminated')) return;
+  private onProtocolError(error: ProtocolError): void {
+    if (this.machine.is('Terminated')) return;
     this.protocolErrors++;
     this.emit('protocolError', error);
     if (this.protocolErrors > SHOWN_PROTOCOL_ERRORS) return;
@@ -578,41 +523,11 @@ export class LuaSession extends EventEmitter<LuaSessionEvents> {
     return fake !== undefined;
   }
 
-  private async onConnectionClosed(connection: SessionConnection): Promise<void> {
-    if (connection !== this.connection || connection !== this.handshaken) return;
-    if (this.machine.is('Terminating', 'Terminated')) return;
-    this.connection = undefined;
+  /** The handshaken link dropped (the link reconnects or ends the session): the stop is gone. */
+  private onLinkLost(): void {
     this.leaveStop('the connection closed');
-    this.currentStop = undefined;
     this.sync.disconnected();
     this.functionSync.disconnected();
-    const connector = this.connector;
-    const debuggee = connector?.process;
-    if (debuggee) {
-      // The program is probably ending: report its exit code rather than a lost link.
-      if (!debuggee.exited) {
-        const timer = setTimeout(() => {
-          void this.finish('The Lua program closed the debug connection.');
-        }, EXIT_GRACE_MS);
-        debuggee.once('exit', () => clearTimeout(timer));
-      }
-      return;
-    }
-    if (connector && connector.canReconnect && this.settings.autoReconnect) {
-      this.machine.transition('Starting', 'the link dropped; waiting for the game to reconnect');
-      this.addOutput(
-        'important',
-        `The Lua program disconnected; waiting for it on ${connector.endpoint}.\n`,
-      );
-      try {
-        await this.adopt(await connector.nextConnection());
-      } catch (error) {
-        const failure = toSessionError(error, 'connection-lost');
-        if (failure.code !== 'terminated') await this.finish(failure.message, failure);
-      }
-      return;
-    }
-    await this.finish('The Lua program closed the debug connection.');
   }
 
   private onProcessExit(exit: ExitStatus): void {
@@ -622,32 +537,24 @@ export class LuaSession extends EventEmitter<LuaSessionEvents> {
     });
     if (this.machine.is('Terminating', 'Terminated')) return;
     // Before any connection the start itself reports the exit (as a launch error).
-    if (this.machine.is('Starting') && this.handshaken === undefined) return;
+    if (this.machine.is('Starting') && !this.link.isHandshaken) return;
     void this.finish(`The program ${describeExit(exit)}.`);
   }
 
   private async terminate(terminateDebuggee: boolean): Promise<void> {
     // Only a program the session started can be ended; an attached game is detached from (the
     // protocol has no command that ends the game, and ending an engine's process is not ours).
-    const killProcess = terminateDebuggee && this.connector?.process !== undefined;
-    const waiting = this.machine.is('Starting') && !this.isConnected() && !killProcess;
+    const killProcess = terminateDebuggee && this.link.connector?.process !== undefined;
+    const waiting = this.machine.is('Starting') && !this.link.isConnected() && !killProcess;
     const reason = waiting
-      ? `Stopped waiting for the Lua program on ${this.connector?.endpoint ?? 'its port'}.`
+      ? `Stopped waiting for the Lua program on ${this.link.connector?.endpoint ?? 'its port'}.`
       : killProcess
         ? 'The program was stopped.'
         : terminateDebuggee
           ? 'Detached from the program (a program the debugger attached to is not ended by it).'
           : 'Detached from the program.';
     this.machine.transition('Terminating', reason);
-    const connection = this.connection;
-    if (connection && !connection.closed) {
-      if (killProcess) await this.connector?.process?.kill();
-      else {
-        // Detach: the runtime drops the link and the program runs on (stopped ones resume).
-        await this.request('stopRun', {}, DETACH_TIMEOUT_MS).catch(() => undefined);
-      }
-      await connection.close();
-    }
+    await this.link.hangUp(killProcess);
     await this.finish(reason, undefined, killProcess);
   }
 
@@ -663,12 +570,8 @@ export class LuaSession extends EventEmitter<LuaSessionEvents> {
     killProcess: boolean,
   ): Promise<void> {
     if (!this.machine.is('Idle', 'Terminating')) this.machine.transition('Terminating', reason);
-    this.variables.invalidate();
-    this.frameHandles.invalidate();
-    this.currentStop = undefined;
-    this.connection?.destroy();
-    this.connection = undefined;
-    await settleWithin(this.connector?.dispose(killProcess), DISPOSE_TIMEOUT_MS);
+    this.stops.invalidate();
+    await this.link.release(killProcess);
     this.machine.transition('Terminated', reason);
     this.emit('terminated', { reason, error });
   }
@@ -680,8 +583,9 @@ export class LuaSession extends EventEmitter<LuaSessionEvents> {
 
   private requireStop(verb: string): StopInfo {
     this.require('Stopped', 'not-stopped', verb);
-    if (!this.currentStop) throw sessionErrors.noCurrentStop(verb);
-    return this.currentStop;
+    const stop = this.stops.current;
+    if (!stop) throw sessionErrors.noCurrentStop(verb);
+    return stop;
   }
 
   private checkThread(threadId: number): void {
@@ -694,7 +598,7 @@ export class LuaSession extends EventEmitter<LuaSessionEvents> {
   }
 
   private frame(frameId: number): Frame {
-    const frame = this.frameHandles.get(frameId);
+    const frame = this.stops.frames.get(frameId);
     if (!frame) {
       throw sessionErrors.unknownFrame(frameId);
     }
@@ -720,29 +624,4 @@ export function isRuntimeGreeting(cmd: string, text: string): boolean {
 
 function ensureNewline(text: string): string {
   return text.endsWith('\n') ? text : `${text}\n`;
-}
-
-/**
- * The LuaPanda handshake on a new connection; rejects with `handshake-failed` (no complete reply)
- * or `handshake-refused` (the runtime refused these settings).
- */
-export async function greetGame(
-  connection: SessionConnection,
-  settings: SessionSettings,
-): Promise<ReplyInfo<'initSuccess'>> {
-  let reply: ReplyInfo<'initSuccess'>;
-  try {
-    reply = await connection.request('initSuccess', handshakeFor(settings), {
-      timeoutMs: settings.requestTimeoutMs,
-    });
-  } catch (error) {
-    const cause = toSessionError(error);
-    throw sessionErrors.handshakeFailed(cause.message);
-  }
-  if (reply.error !== undefined) {
-    // The runtime drops the link after a refusal, and would refuse the same settings again: the
-    // session ends with the runtime's reason (a code start() does not retry).
-    throw sessionErrors.handshakeRefused(reply.error);
-  }
-  return reply;
 }
