@@ -38,7 +38,8 @@ for _, m in ipairs({ compat, json, paths, breakpoints, hook, stack, variables, e
   session, coroutines, exceptions, native, require("luapanda.wakeup"), require("luapanda.patches"),
   require("luapanda.hosthandler"), require("luapanda.quietload"), require("luapanda.argerrors"),
   require("luapanda.proghooks"), require("luapanda.jitview"), require("luapanda.conditions"),
-  require("luapanda.consolepipe"), require("luapanda.hotreload"), linemap }) do
+  require("luapanda.consolepipe"), require("luapanda.hotreload"), require("luapanda.fnbreakpoints"),
+  require("luapanda.errorfilters"), require("luapanda.events"), linemap }) do
   registerOwn(m)
 end
 breakpoints.addOwnSource(debug.getinfo(1, "S").source)

@@ -9,6 +9,7 @@ local stack = require("luapanda.stack")
 local patches = require("luapanda.patches")
 local argerrors = require("luapanda.argerrors")
 local native = require("luapanda.native")
+local events = require("luapanda.events")
 
 local M = {}
 
@@ -20,6 +21,9 @@ M.raw = raw
 local known = setmetatable({}, { __mode = "k" }) -- co -> entry, see adopt
 local session
 local onDeath = nil -- function(co, err, entry, marker, protected): a coroutine ended with an error
+local isProtected = nil -- function(level): whether an error raised there is caught (exceptions.lua)
+local connected = false -- an IDE is connected (the session's "link" announcement)
+events.on("link", function(link) connected = link ~= nil end)
 local isJIT = compat.isJIT
 local currentThread = compat.currentThread
 local status = raw.status
@@ -67,7 +71,7 @@ local function resume(...)
   if entry.by ~= nil then return raw.resume(...) end
   local key, handle = currentThread()
   entry.by, entry.byHandle = key, handle
-  if handle == nil and session.link and hook.anyActive() then
+  if handle == nil and connected and hook.anyActive() then
     -- The main thread of 5.1/LuaJIT has no handle: keep a description of its frames (no
     -- variables) for the resumer chain, only while something could stop.
     entry.snapshot = stack.snapshot(2)
@@ -87,12 +91,12 @@ finish = function(co, entry, key, generation, ok, ...)
     -- thread may have no handle to be updated from there, so update it now.
     hook.refresh()
   end
-  if not ok and onDeath and session.link and status(co) == "dead" then
+  if not ok and onDeath and connected and status(co) == "dead" then
     -- Whether the error is caught where a coroutine.wrap function was called (2: that caller).
-    local protected = entry.wrap and session.isProtected(2 + TAIL)
+    local protected = entry.wrap and isProtected(2 + TAIL)
     pcall(onDeath, co, (...), entry, finish, protected)
   end
-  if session.link and session.isStepping() then
+  if connected and session.isStepping() then
     session.onThreadLeft(co, key, stack.levelsFromCaller() - 1 - TAIL - patches.extraLevels())
   end
   return ok, ...
@@ -115,8 +119,12 @@ function M.deadWrapThreadAt(level)
   return nil
 end
 
---- Registers what runs when a coroutine this module resumed dies of an error (its stack is kept).
-function M.setOnDeath(fn) onDeath = fn end
+--- Registers what runs when a coroutine this module resumed dies of an error (its stack is kept),
+--- and how to tell whether an error raised at a level is caught there.
+function M.setOnDeath(fn, protectedAt)
+  onDeath = fn
+  isProtected = protectedAt
+end
 
 local function create(...)
   local f = ...

@@ -19,6 +19,7 @@ local compat = require("luapanda.compat")
 local coroutines = require("luapanda.coroutines")
 local hosthandler = require("luapanda.hosthandler")
 local patches = require("luapanda.patches")
+local events = require("luapanda.events")
 
 local M = {}
 
@@ -28,6 +29,10 @@ local getinfo = debug.getinfo
 local rawAssert = assert
 local pack, unpack = compat.pack, compat.unpack
 local session
+-- What the session announced: whether an IDE is connected, and the filters it set.
+local connected, filters = false, { uncaught = true, caught = false }
+events.on("link", function(link) connected = link ~= nil end)
+events.on("filters", function(f) filters = f end)
 local protectors = {}
 local runFileBody = nil
 -- The last uncaught error already stopped on (by runFile's handler), so that the interpreter's
@@ -59,7 +64,7 @@ end
 
 --- Whether the filters ask for a stop on this error.
 local function wanted(uncaught, assertion)
-  local f = session.filters
+  local f = filters
   if uncaught then return f.uncaught or (assertion and f.assert) or false end
   return f.caught or (assertion and f.assert) or false
 end
@@ -132,7 +137,7 @@ end
 
 --- Whether the caught-error handlers must run (pcall and xpcall replaced).
 local function watchesCaught()
-  return session.link and (session.filters.caught or session.filters.assert)
+  return connected and (filters.caught or filters.assert)
 end
 
 local function caughtHandler(message)
@@ -219,8 +224,8 @@ function M.isProtected(level)
 end
 
 local function onUncaught(message, handler, thread)
-  local f = session.filters
-  if not session.link or not (f.uncaught or f.assert) or alreadyReported(message) then return end
+  local f = filters
+  if not connected or not (f.uncaught or f.assert) or alreadyReported(message) then return end
   local assertion = raisedByAssert(handler) or diedInAssert(thread)
   if not wanted(true, assertion) then return end
   local co, coError = threadOf(thread, message)
@@ -230,9 +235,8 @@ end
 --- Applies the IDE's filters (called when attached and whenever the filters change).
 function M.apply(s)
   session = s
-  session.isProtected = function(level) return M.isProtected(level + 1) end
-  coroutines.setOnDeath(onCoroutineDeath)
-  local f = session.filters
+  coroutines.setOnDeath(onCoroutineDeath, function(level) return M.isProtected(level + 1) end)
+  local f = filters
   if f.uncaught or f.assert then hosthandler.adopt(onUncaught) else hosthandler.release() end
   if f.caught or f.assert then
     patches.replace(_G, "pcall", wrappedPcall)
@@ -264,7 +268,7 @@ function M.runFile(path, ...)
   rawset(_G, "arg", argTable)
   local traceback
   local function handler(message)
-    if not alreadyReported(message) and session and session.link then
+    if not alreadyReported(message) and session and connected then
       local assertion = raisedByAssert(handler)
       if wanted(true, assertion) then
         local co, coError = deadThreadOf(message)

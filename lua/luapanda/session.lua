@@ -1,7 +1,9 @@
 -- session.lua: one debug session with an IDE: the handshake, the dispatch table of IDE commands,
 -- the stop loop, stepping/pause/entry decisions for the hook, breakpoint conditions, hit counts
 -- and logpoints, exception stops, and attach/reconnect. Every command handler runs under pcall:
--- nothing the IDE sends can raise an error into the debugged program.
+-- nothing the IDE sends can raise an error into the debugged program. The link and the exception
+-- filters change only through setLink/setFilters, which announce them (events.lua) to the modules
+-- that follow them (coroutines.lua, exceptions.lua) instead of those reading this table.
 local compat = require("luapanda.compat")
 local json = require("luapanda.json")
 local transport = require("luapanda.transport")
@@ -25,6 +27,7 @@ local hotreload = require("luapanda.hotreload")
 local fnbreakpoints = require("luapanda.fnbreakpoints")
 local contract = require("luapanda.contract")
 local errorfilters = require("luapanda.errorfilters")
+local events = require("luapanda.events")
 local linemap = require("luapanda.linemap")
 
 local S = {}
@@ -73,6 +76,18 @@ S.stopped = false
 S.config = { logLevel = 1, stopOnEntry = false, base64 = false }
 S.filters = { uncaught = true, caught = false }
 S.filterConditions = {}       -- filter -> texts the error message must contain (errorfilters.lua)
+
+-- The link and the filters change only through these, which tell the modules that follow them.
+local function setLink(link)
+  S.link = link
+  events.announce("link", link)
+end
+
+local function setFilters(filters, texts)
+  S.filters, S.filterConditions = filters, texts
+  events.announce("filters", filters)
+end
+
 S.logLines = {}
 S.configurationDone = true
 
@@ -620,7 +635,7 @@ end
 
 -- `conditions` (feature exceptionConditions): filter -> texts the error message must contain.
 function commands.setExceptionBreakpoints(info, id)
-  S.filters, S.filterConditions = errorfilters.parse(info)
+  setFilters(errorfilters.parse(info))
   S.send("setExceptionBreakpoints", {}, id)
   if S.initialized then exceptions.apply(S) end
 end
@@ -846,7 +861,7 @@ function S.tryAttach(acceptTimeout, connectTimeout)
       S.settings.customGetSocketInstance)
   end
   if not link then return false end
-  S.link = link
+  setLink(link)
   S.handshaking = true
   local wasInside = hook.setInside(true)
   local ok, result = pcall(S.handshake, link)
@@ -887,7 +902,7 @@ function S.handshake(link)
   S.handshakeRefused = nil
   breakpoints.clear()
   step, pausePending, entryKey, bpKey, dupGuards = nil, false, nil, nil, {}
-  S.filters, S.filterConditions = { uncaught = true, caught = false }, {}
+  setFilters({ uncaught = true, caught = false }, {})
   if not serveUntil(link, function() return S.initialized or S.handshakeRefused ~= nil end,
     S.settings.handshakeTimeoutSec) then
     return false
@@ -925,7 +940,7 @@ end
 function S.disconnect(reason)
   if reason then remember("disconnected: " .. tostring(reason)) end
   local link = S.link
-  S.link = nil
+  setLink(nil)
   S.stopped = false
   S.initialized = false
   S.config.trace = false -- the next IDE asks for trace lines again, or gets none
