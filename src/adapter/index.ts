@@ -6,3 +6,4 @@ export * from './luaDebugSession';
 export * from './launchConfig';
 export * from './capabilities';
 export * from './runtimeLocation';
+export * from './tcpServer';

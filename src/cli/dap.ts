@@ -6,8 +6,8 @@
  * launched are ended when it exits. `--trace[=TAGS]` traces to stderr (`--trace-file=FILE`: to
  * a file) what crosses the adapter, as LUAPANDA_TRACE does.
  */
-import * as net from 'node:net';
-import { LuaDebugSession } from '../adapter';
+import { LuaDebugSession, serveAdapterOverTcp } from '../adapter';
+import { errorText } from '../common/errorText';
 import { setProcessTracer, tracerFromSwitches } from '../common/trace';
 import { killAllDebuggees } from '../session';
 
@@ -55,18 +55,17 @@ function main(): void {
     session.start(process.stdin, process.stdout);
     return;
   }
-  const server = net.createServer((socket) => {
-    socket.on('error', () => undefined);
-    const session = new LuaDebugSession();
-    session.setRunAsServer(true);
-    socket.on('close', () => session.shutdown());
-    session.start(socket, socket);
-  });
-  server.listen(port, '127.0.0.1', () => {
-    const address = server.address();
-    const bound = typeof address === 'object' && address ? address.port : port;
-    console.error(`luapanda-dap: listening on 127.0.0.1:${bound}`);
-  });
+  serveAdapterOverTcp(port).then(
+    (server) => {
+      const address = server.address();
+      const bound = typeof address === 'object' && address ? address.port : port;
+      console.error(`luapanda-dap: listening on 127.0.0.1:${bound}`);
+    },
+    (error: unknown) => {
+      console.error(`luapanda-dap: cannot listen on 127.0.0.1:${port}: ${errorText(error)}`);
+      process.exit(1);
+    },
+  );
 }
 
 main();
