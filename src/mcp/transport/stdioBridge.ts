@@ -8,8 +8,6 @@
  * to stderr.
  */
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import type { FetchLike } from '@modelcontextprotocol/sdk/shared/transport.js';
 import {
   isInitializeRequest,
   isInitializedNotification,
@@ -29,6 +27,8 @@ import {
   waitForServer,
   type ProbeResult,
 } from './bridgeProbe';
+import { BridgeRequests } from './bridgeRequests';
+import { createUpstream, type Upstream } from './bridgeUpstream';
 import { redirectConsoleToStderr, type StdioStreams } from './stdioStreams';
 
 /** How long the bridge waits for the HTTP server by default, at start and after losing it. */
@@ -67,18 +67,6 @@ export class BridgeError extends Error {
     super(message);
     this.name = 'BridgeError';
   }
-}
-
-/** One HTTP session with the server; a new one after each restart of the server. */
-interface Upstream {
-  generation: number;
-  transport: StreamableHTTPClientTransport;
-}
-
-interface PendingRequest {
-  method: string;
-  /** Generation of the session that took the request; unset while it waits to be sent. */
-  sentOn?: number;
 }
 
 /** Pause between two probes while the server is away. */
@@ -122,10 +110,8 @@ export async function bridgeStdioToHttp(
   let finished: BridgeResult | undefined;
   let markDone!: (result: BridgeResult) => void;
   const done = new Promise<BridgeResult>((resolve) => (markDone = resolve));
-  /** Requests from the stdio client that still wait for their response. */
-  const pending = new Map<RequestId, PendingRequest>();
-  /** Requests from the server to the client, by the session that sent them. */
-  const serverRequests = new Map<RequestId, number>();
+  /** Requests in flight both ways. */
+  const requests = new BridgeRequests();
   /** The client's initialize, replayed to every new session once the first one answered it. */
   let initializeRequest: JSONRPCRequest | undefined;
   let initializeAnswered = false;
@@ -150,40 +136,15 @@ export async function bridgeStdioToHttp(
     error: { code: -32000, message },
   });
 
-  function createUpstream(gen: number): Upstream {
-    const watchedFetch: FetchLike = async (input, init) => {
-      let response: Response;
-      try {
-        response = await fetch(input, init);
-      } catch (error) {
-        if (!init?.signal?.aborted) lost(gen, causeText(error));
-        throw error;
-      }
-      const hadSession = new Headers(init?.headers).has('mcp-session-id');
-      if (response.status === 401) {
-        void fail(
-          `The LuaPanda MCP server at ${href} refused the token (401): pass the right ` +
-            `token, as set in luapanda.mcp.token.`,
-        );
-      } else if (response.status === 404 && hadSession) {
-        lost(gen, 'it no longer knows this session (404): it was restarted or closed the session');
-      } else if (response.status === 403) {
-        void fail(`The LuaPanda MCP server at ${href} refused the request (403).`);
-      }
-      return response;
-    };
-    const transport = new StreamableHTTPClientTransport(endpoint, {
-      fetch: watchedFetch,
-      requestInit: { headers: authHeaders },
-      // The GET stream ends when the server goes away: a retry or two tells a restart (404) from
-      // an absence (refused), and either starts a new session.
-      reconnectionOptions: {
-        initialReconnectionDelay: 200,
-        maxReconnectionDelay: 1000,
-        reconnectionDelayGrowFactor: 2,
-        maxRetries: 3,
+  function openUpstream(gen: number): Upstream {
+    const made = createUpstream(endpoint, authHeaders, gen, {
+      lost: (cause) => lost(gen, cause),
+      refused: (reason) => void fail(reason),
+      error: (message) => {
+        if (!finished && gen === generation) log(`http: ${message}`);
       },
     });
+    const transport = made.transport;
     transport.onmessage = (message) => {
       if (gen !== generation || finished) return; // a closed session's last words
       if (
@@ -196,7 +157,7 @@ export async function bridgeStdioToHttp(
           replayed(message);
           return;
         }
-        pending.delete(message.id);
+        requests.settle(message.id);
         if (message.id === initializeRequest?.id) {
           if (isJSONRPCResultResponse(message)) {
             initializeAnswered = true;
@@ -205,16 +166,11 @@ export async function bridgeStdioToHttp(
           }
         }
       } else if (isJSONRPCRequest(message)) {
-        serverRequests.set(message.id, gen);
+        requests.serverRequest(message.id, gen);
       }
       void sendToStdio(message);
     };
-    transport.onerror = (error) => {
-      if (finished || gen !== generation) return;
-      log(`http: ${error.message}`);
-      if (/Maximum reconnection attempts/.test(error.message)) lost(gen, 'its event stream ended');
-    };
-    return { generation: gen, transport };
+    return made;
   }
 
   /** The session in use, or a new one once the server answers (within the wait bound). */
@@ -258,7 +214,7 @@ export async function bridgeStdioToHttp(
     const verb = first ? 'bridging stdio to' : 'reconnected to';
     log(`${verb} ${href}${describeHealth(reached.ok ? reached.health : undefined)}`);
 
-    const next = createUpstream(++generation);
+    const next = openUpstream(++generation);
     latest = next;
     await next.transport.start();
     if (initializeRequest && initializeAnswered) {
@@ -309,13 +265,11 @@ export async function bridgeStdioToHttp(
         (waitMs > 0 ? `Reconnecting (waiting up to ${waitSeconds} s).` : 'Trying once more.'),
     );
     void old.transport.close().catch(() => undefined);
-    for (const [id, request] of pending) {
-      if (request.sentOn !== gen) continue;
-      pending.delete(id);
+    for (const { id, method } of requests.takeLostOn(gen)) {
       void sendToStdio(
         errorAnswer(
           id,
-          `The LuaPanda MCP server at ${href} went away while ${request.method} ran (${cause}); ` +
+          `The LuaPanda MCP server at ${href} went away while ${method} ran (${cause}); ` +
             `its answer is lost. The bridge reconnects: send the request again.`,
         ),
       );
@@ -331,12 +285,12 @@ export async function bridgeStdioToHttp(
   stdio.onmessage = (message) => {
     if (finished) return;
     if (isJSONRPCRequest(message)) {
-      pending.set(message.id, { method: message.method });
+      requests.clientRequest(message.id, message.method);
       if (isInitializeRequest(message)) initializeRequest = message;
     } else if (isJSONRPCNotification(message)) {
       if (message.method === 'notifications/cancelled') {
         const cancelled = (message.params as { requestId?: RequestId } | undefined)?.requestId;
-        if (cancelled !== undefined) pending.delete(cancelled);
+        if (cancelled !== undefined) requests.settle(cancelled);
       } else if (isInitializedNotification(message)) {
         clientInitialized = true;
       }
@@ -344,9 +298,7 @@ export async function bridgeStdioToHttp(
       (isJSONRPCResultResponse(message) || isJSONRPCErrorResponse(message)) &&
       message.id !== undefined
     ) {
-      const from = serverRequests.get(message.id);
-      serverRequests.delete(message.id);
-      if (from !== undefined && from !== generation) return; // its session is gone
+      if (!requests.clientAnswer(message.id, generation)) return; // its session is gone
     }
     queue = queue.then(() => forward(message));
   };
@@ -367,8 +319,7 @@ export async function bridgeStdioToHttp(
       try {
         await session.transport.send(message);
         if (isJSONRPCRequest(message)) {
-          const request = pending.get(message.id);
-          if (request) request.sentOn = session.generation;
+          requests.sent(message.id, session.generation);
         } else if (isInitializedNotification(message)) {
           initializedSentOn = session.generation;
         }
@@ -386,7 +337,7 @@ export async function bridgeStdioToHttp(
 
   async function refuse(message: JSONRPCMessage, error: unknown): Promise<void> {
     if (finished) return;
-    if (isJSONRPCRequest(message) && pending.delete(message.id)) {
+    if (isJSONRPCRequest(message) && requests.settle(message.id)) {
       await sendToStdio(
         errorAnswer(
           message.id,
@@ -408,9 +359,9 @@ export async function bridgeStdioToHttp(
     if (result.exitCode !== 0) {
       log(result.reason);
       // Every request still waiting gets the reason, rather than silence.
-      const answers = [...pending.keys()].map((id) =>
-        stdio.send(errorAnswer(id, result.reason)).catch(() => undefined),
-      );
+      const answers = requests
+        .waiting()
+        .map((id) => stdio.send(errorAnswer(id, result.reason)).catch(() => undefined));
       await withTimeout(Promise.all(answers), 1000);
     } else if (session?.sessionId !== undefined && upstream !== undefined) {
       // A clean end: end the HTTP session too, so the server forgets it at once.
@@ -419,7 +370,7 @@ export async function bridgeStdioToHttp(
         2000,
       );
     }
-    pending.clear();
+    requests.clear();
     await session?.close().catch(() => undefined);
     await stdio.close().catch(() => undefined);
     markDone(result);
