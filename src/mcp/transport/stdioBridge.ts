@@ -9,17 +9,15 @@
  */
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import {
-  isInitializeRequest,
   isInitializedNotification,
   isJSONRPCErrorResponse,
   isJSONRPCNotification,
   isJSONRPCRequest,
   isJSONRPCResultResponse,
   type JSONRPCMessage,
-  type JSONRPCRequest,
   type RequestId,
 } from '@modelcontextprotocol/sdk/types.js';
-import { withTimeout } from '../../common/async';
+import { deferred, withTimeout } from '../../common/async';
 import {
   causeText,
   describeHealth,
@@ -27,6 +25,7 @@ import {
   waitForServer,
   type ProbeResult,
 } from './bridgeProbe';
+import { InitializeReplay } from './bridgeInitialize';
 import { BridgeRequests } from './bridgeRequests';
 import { createUpstream, type Upstream } from './bridgeUpstream';
 import { redirectConsoleToStderr, type StdioStreams } from './stdioStreams';
@@ -71,8 +70,6 @@ export class BridgeError extends Error {
 
 /** Pause between two probes while the server is away. */
 const PROBE_INTERVAL_MS = 250;
-/** Bound on the server's answer to a replayed initialize. */
-const REINITIALIZE_TIMEOUT_MS = 10_000;
 
 /**
  * Starts relaying stdio ⇄ the Streamable HTTP MCP endpoint `url`. Resolves once stdio is served;
@@ -108,24 +105,18 @@ export async function bridgeStdioToHttp(
   }
 
   let finished: BridgeResult | undefined;
-  let markDone!: (result: BridgeResult) => void;
-  const done = new Promise<BridgeResult>((resolve) => (markDone = resolve));
+  const ended = deferred<BridgeResult>();
+  const done = ended.promise;
   /** Requests in flight both ways. */
   const requests = new BridgeRequests();
-  /** The client's initialize, replayed to every new session once the first one answered it. */
-  let initializeRequest: JSONRPCRequest | undefined;
-  let initializeAnswered = false;
-  let clientInitialized = false;
-  /** Generation of the session that got `notifications/initialized` last. */
-  let initializedSentOn = 0;
+  /** The client's initialize, replayed on every session made after a restart. */
+  const initialize = new InitializeReplay();
   /** The session in use; undefined while (re)connecting. */
   let upstream: Upstream | undefined;
   /** The newest session made, in use or being initialized: closed at the end. */
   let latest: Upstream | undefined;
   let generation = 0;
   let connecting: Promise<Upstream> | undefined;
-  /** Answers to replayed initialize requests, by their id. */
-  const replayWaiters = new Map<RequestId, (message: JSONRPCMessage) => void>();
 
   const stdio = new StdioServerTransport(stdin, stdout);
   const sendToStdio = (message: JSONRPCMessage): Promise<void> =>
@@ -151,20 +142,8 @@ export async function bridgeStdioToHttp(
         (isJSONRPCResultResponse(message) || isJSONRPCErrorResponse(message)) &&
         message.id !== undefined
       ) {
-        const replayed = replayWaiters.get(message.id);
-        if (replayed) {
-          replayWaiters.delete(message.id);
-          replayed(message);
-          return;
-        }
+        if (initialize.fromServer(message.id, message, made)) return; // the answer to a replay
         requests.settle(message.id);
-        if (message.id === initializeRequest?.id) {
-          if (isJSONRPCResultResponse(message)) {
-            initializeAnswered = true;
-            const version = message.result.protocolVersion;
-            if (typeof version === 'string') transport.setProtocolVersion(version);
-          }
-        }
       } else if (isJSONRPCRequest(message)) {
         requests.serverRequest(message.id, gen);
       }
@@ -217,9 +196,9 @@ export async function bridgeStdioToHttp(
     const next = openUpstream(++generation);
     latest = next;
     await next.transport.start();
-    if (initializeRequest && initializeAnswered) {
+    if (initialize.needed) {
       try {
-        await reinitialize(next, initializeRequest);
+        await initialize.replay(next);
       } catch (error) {
         void next.transport.close().catch(() => undefined);
         throw error;
@@ -228,30 +207,6 @@ export async function bridgeStdioToHttp(
     if (finished) throw new BridgeError(finished.reason);
     upstream = next;
     return next;
-  }
-
-  /** Opens the new session as the client opened the first one. */
-  async function reinitialize(next: Upstream, original: JSONRPCRequest): Promise<void> {
-    const id = `luapanda-bridge-reinitialize-${next.generation}`;
-    const answered = new Promise<JSONRPCMessage>((resolve) => replayWaiters.set(id, resolve));
-    try {
-      await next.transport.send({ ...original, id });
-      const answer = await withTimeout(answered, REINITIALIZE_TIMEOUT_MS);
-      if (!answer) throw new Error('the new session did not answer initialize in time');
-      if (isJSONRPCErrorResponse(answer)) {
-        throw new Error(`the new session refused initialize: ${answer.error.message}`);
-      }
-      if (isJSONRPCResultResponse(answer)) {
-        const version = answer.result.protocolVersion;
-        if (typeof version === 'string') next.transport.setProtocolVersion(version);
-      }
-    } finally {
-      replayWaiters.delete(id);
-    }
-    if (clientInitialized) {
-      await next.transport.send({ jsonrpc: '2.0', method: 'notifications/initialized' });
-      initializedSentOn = next.generation;
-    }
   }
 
   /** The session `gen` is gone: answer what ran on it, and open a new one at once, so that the
@@ -286,13 +241,10 @@ export async function bridgeStdioToHttp(
     if (finished) return;
     if (isJSONRPCRequest(message)) {
       requests.clientRequest(message.id, message.method);
-      if (isInitializeRequest(message)) initializeRequest = message;
     } else if (isJSONRPCNotification(message)) {
       if (message.method === 'notifications/cancelled') {
         const cancelled = (message.params as { requestId?: RequestId } | undefined)?.requestId;
         if (cancelled !== undefined) requests.settle(cancelled);
-      } else if (isInitializedNotification(message)) {
-        clientInitialized = true;
       }
     } else if (
       (isJSONRPCResultResponse(message) || isJSONRPCErrorResponse(message)) &&
@@ -300,6 +252,7 @@ export async function bridgeStdioToHttp(
     ) {
       if (!requests.clientAnswer(message.id, generation)) return; // its session is gone
     }
+    initialize.fromClient(message);
     queue = queue.then(() => forward(message));
   };
   stdio.onerror = (error) => log(`stdio: ${error.message}`);
@@ -315,13 +268,15 @@ export async function bridgeStdioToHttp(
       } catch (error) {
         return refuse(message, error);
       }
-      if (isInitializedNotification(message) && initializedSentOn === session.generation) return;
+      if (isInitializedNotification(message) && initialize.initializedSentTo(session.generation)) {
+        return;
+      }
       try {
         await session.transport.send(message);
         if (isJSONRPCRequest(message)) {
           requests.sent(message.id, session.generation);
         } else if (isInitializedNotification(message)) {
-          initializedSentOn = session.generation;
+          initialize.markInitializedSent(session.generation);
         }
         return;
       } catch (error) {
@@ -373,7 +328,7 @@ export async function bridgeStdioToHttp(
     requests.clear();
     await session?.close().catch(() => undefined);
     await stdio.close().catch(() => undefined);
-    markDone(result);
+    ended.resolve(result);
     return result;
   }
 
