@@ -18,14 +18,9 @@ import {
   type RequestId,
 } from '@modelcontextprotocol/sdk/types.js';
 import { deferred, withTimeout } from '../../common/async';
-import {
-  causeText,
-  describeHealth,
-  probeOnce,
-  waitForServer,
-  type ProbeResult,
-} from './bridgeProbe';
+import { causeText, describeHealth, probeOnce, type ProbeResult } from './bridgeProbe';
 import { InitializeReplay } from './bridgeInitialize';
+import { reachServer } from './bridgeReach';
 import { BridgeRequests } from './bridgeRequests';
 import { createUpstream, type Upstream } from './bridgeUpstream';
 import { redirectConsoleToStderr, type StdioStreams } from './stdioStreams';
@@ -67,9 +62,6 @@ export class BridgeError extends Error {
     this.name = 'BridgeError';
   }
 }
-
-/** Pause between two probes while the server is away. */
-const PROBE_INTERVAL_MS = 250;
 
 /**
  * Starts relaying stdio ⇄ the Streamable HTTP MCP endpoint `url`. Resolves once stdio is served;
@@ -161,37 +153,28 @@ export async function bridgeStdioToHttp(
 
   async function connect(): Promise<Upstream> {
     const first = generation === 0;
-    let reached = firstProbe;
+    const known = firstProbe;
     firstProbe = undefined;
-    if (!reached?.ok) {
-      reached = await probeOnce(endpoint, authHeaders, probeTimeoutMs);
-      if (!reached.ok && waitMs > 0 && !finished) {
-        log(
-          `waiting up to ${waitSeconds} s for the LuaPanda MCP server at ${href} ` +
-            `(${reached.cause})`,
-        );
-        reached = await waitForServer(endpoint, {
-          lastFailure: reached,
-          headers: authHeaders,
-          deadline: Date.now() + waitMs,
-          probeTimeoutMs,
-          intervalMs: PROBE_INTERVAL_MS,
-          stopped: () => finished !== undefined,
-        });
-      }
-      if (finished) throw new BridgeError(finished.reason);
-      if (!reached.ok) {
-        const reason =
-          waitMs > 0
-            ? `Gave up waiting for the LuaPanda MCP server at ${href} after ${waitSeconds} s: ` +
-              `${reached.cause}. ${hint}`
-            : `Lost the LuaPanda MCP server at ${href}: ${reached.cause}.`;
-        void fail(reason);
-        throw new BridgeError(reason);
-      }
+    const reached = await reachServer(
+      {
+        endpoint,
+        headers: authHeaders,
+        probeTimeoutMs,
+        waitSeconds,
+        hint,
+        log,
+        stopped: () => finished !== undefined,
+      },
+      known,
+    );
+    // A bridge that ended while it waited for the server stops here.
+    if (!known?.ok && finished) throw new BridgeError(finished.reason);
+    if (!reached.ok) {
+      void fail(reached.reason);
+      throw new BridgeError(reached.reason);
     }
     const verb = first ? 'bridging stdio to' : 'reconnected to';
-    log(`${verb} ${href}${describeHealth(reached.ok ? reached.health : undefined)}`);
+    log(`${verb} ${href}${describeHealth(reached.health)}`);
 
     const next = openUpstream(++generation);
     latest = next;
