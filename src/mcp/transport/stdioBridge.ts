@@ -17,7 +17,7 @@ import {
   type JSONRPCMessage,
   type RequestId,
 } from '@modelcontextprotocol/sdk/types.js';
-import { deferred, withTimeout } from '../../common/async';
+import { deferred, settleWithin } from '../../common/async';
 import { causeText, describeHealth, probeOnce, type ProbeResult } from './bridgeProbe';
 import { InitializeReplay } from './bridgeInitialize';
 import { reachServer } from './bridgeReach';
@@ -300,13 +300,10 @@ export async function bridgeStdioToHttp(
       const answers = requests
         .waiting()
         .map((id) => stdio.send(errorAnswer(id, result.reason)).catch(() => undefined));
-      await withTimeout(Promise.all(answers), 1000);
+      await settleWithin(Promise.all(answers), 1000);
     } else if (session?.sessionId !== undefined && upstream !== undefined) {
       // A clean end: end the HTTP session too, so the server forgets it at once.
-      await withTimeout(
-        session.terminateSession().catch(() => undefined),
-        2000,
-      );
+      await settleWithin(session.terminateSession(), 2000);
     }
     requests.clear();
     await session?.close().catch(() => undefined);
