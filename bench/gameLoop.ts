@@ -79,14 +79,16 @@ const WITH_FLOORS = !onlySituations || onlySituations.includes('floors');
 /** The second table (a game-sized heap): by default, or with `world` in the list. */
 const WITH_WORLD = !onlySituations || onlySituations.includes('world');
 /** What the second table measures: idle both ways and a breakpoint elsewhere, natively. */
-const WORLD_CELLS: Cell[] = GAME_SITUATIONS.filter(
-  (spec) => spec.situation === 'idle' || spec.situation === 'bpElsewhere',
-)
-  .flatMap((spec) => [
-    { spec, native: false },
-    { spec, native: true },
-  ])
-  .filter((cell) => cell.native || cell.spec.situation === 'idle');
+const situationSpec = (situation: GameSituation): GameSituationSpec => {
+  const spec = GAME_SITUATIONS.find((s) => s.situation === situation);
+  if (!spec) throw new Error(`no game situation ${situation}`);
+  return spec;
+};
+const WORLD_CELLS: Cell[] = [
+  { spec: situationSpec('idle'), native: false },
+  { spec: situationSpec('idle'), native: true },
+  { spec: situationSpec('bpElsewhere'), native: true },
+];
 const LOADED_FLOOR = FLOORS.filter((floor) => floor.kind === 'loaded');
 const labelOf = (cell: Cell) => `${cell.spec.label}, ${cell.native ? 'native' : 'pure'}`;
 
