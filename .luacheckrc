@@ -20,6 +20,7 @@ exclude_files = {
   -- Debuggee programs of the tests: many are odd on purpose (globals, undefined names, syntax
   -- errors, CRLF, unused values the debugger shows); the tests that run them are their check.
   "test/fixtures/",
+  "test/scenarios/",
   "test/extension/fixtures/",
 }
 

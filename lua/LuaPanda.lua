@@ -39,7 +39,11 @@ for _, m in ipairs({ compat, json, paths, breakpoints, hook, stack, variables, e
   require("luapanda.hosthandler"), require("luapanda.quietload"), require("luapanda.argerrors"),
   require("luapanda.proghooks"), require("luapanda.jitview"), require("luapanda.conditions"),
   require("luapanda.consolepipe"), require("luapanda.hotreload"), require("luapanda.fnbreakpoints"),
-  require("luapanda.errorfilters"), require("luapanda.events"), linemap }) do
+  require("luapanda.errorfilters"), require("luapanda.events"), require("luapanda.state"),
+  require("luapanda.link"), require("luapanda.attach"), require("luapanda.dispatch"),
+  require("luapanda.commands"), require("luapanda.initinfo"), require("luapanda.stepping"),
+  require("luapanda.stops"), require("luapanda.hits"), require("luapanda.hookmode"),
+  require("luapanda.preview"), require("luapanda.classnames"), linemap }) do
   registerOwn(m)
 end
 breakpoints.addOwnSource(debug.getinfo(1, "S").source)
@@ -58,7 +62,7 @@ local function cannotDebug(why)
 end
 
 local function begin(mode, host, port)
-  if session.link then
+  if session.isConnected() then
     session.log("LuaPanda: already connected; start() ignored", 2)
     return false
   end
@@ -89,13 +93,13 @@ end
 --- `options.name` names this game in the IDE (several games may attach to one port: each is a
 --- session of its own); default, the program's file name and process id.
 function M.start(host, port, options)
-  if type(options) == "table" and options.name ~= nil then session.gameName = tostring(options.name) end
+  if type(options) == "table" and options.name ~= nil then session.setGameName(tostring(options.name)) end
   return begin("client", host or "127.0.0.1", tonumber(port) or 8818)
 end
 
 --- Listens for the IDE (default 0.0.0.0:8818), waiting up to listeningTimeoutSec for it.
 function M.startServer(host, port, options)
-  if type(options) == "table" and options.name ~= nil then session.gameName = tostring(options.name) end
+  if type(options) == "table" and options.name ~= nil then session.setGameName(tostring(options.name)) end
   return begin("server", host or "0.0.0.0", tonumber(port) or 8818)
 end
 
@@ -128,7 +132,7 @@ function M.reload(path, source)
 end
 
 function M.stopAttach() session.stopAttach() end
-function M.disconnect() if session.link then session.disconnect("LuaPanda.disconnect()") end end
+function M.disconnect() if session.isConnected() then session.disconnect("LuaPanda.disconnect()") end end
 function M.isConnected() return session.isConnected() end
 function M.getBreaks() return breakpoints.all() end
 
@@ -137,7 +141,7 @@ function M.getBreaks() return breakpoints.all() end
 --- under that key and which of them apply. Upstream runs this as a two-step dialogue; every fact
 --- it needs is at hand here, so one call answers.
 function M.testBreakpoint()
-  local frame = session.stopped and stack.get(2) or nil
+  local frame = session.isStopped() and stack.get(2) or nil
   local source = frame and frame.source
   if not source then
     local info = debug.getinfo(2, "S")
@@ -189,15 +193,16 @@ function M.consoleThroughStdout(marker) require("luapanda.consolepipe").enable(m
 
 --- Sends text to the IDE: kind 0 output channel, 1 tip, 2 debug console.
 function M.printToVSCode(message, level, kind)
-  if not session.link then return false end
+  if not session.isConnected() then return false end
   session.log(tostring(message), tonumber(level) or 0, tonumber(kind) or 0)
   return true
 end
 
 function M.getBaseInfo()
+  local mode, host, port = session.target()
   return "LuaPanda MCP runtime " .. session.RUNTIME_VERSION .. " (protocol " .. session.VERSION .. ") | "
-    .. compat.luaVersion .. " | connected: " .. tostring(session.link ~= nil)
-    .. " | mode: " .. tostring(session.mode) .. " " .. tostring(session.host) .. ":" .. tostring(session.port)
+    .. compat.luaVersion .. " | connected: " .. tostring(session.isConnected())
+    .. " | mode: " .. tostring(mode) .. " " .. tostring(host) .. ":" .. tostring(port)
 end
 
 function M.getInfo()
@@ -209,7 +214,20 @@ function M.getInfo()
   lines[#lines + 1] = native.describe()
   lines[#lines + 1] = "breakpoints: " .. breakpoints.count()
   for _, l in ipairs(breakpoints.describe()) do lines[#lines + 1] = "  " .. l end
-  for _, l in ipairs(require("luapanda.fnbreakpoints").describe()) do lines[#lines + 1] = "  function " .. l end
+  -- The bundle compiles some modules on first use; asking one to describe itself would compile it.
+  local bundled, lazy = pcall(require, "luapanda.lazy")
+  bundled = bundled and type(lazy) == "table"
+  if not bundled or lazy.compiled("luapanda.fnbreakpoints") then
+    for _, l in ipairs(require("luapanda.fnbreakpoints").describe()) do lines[#lines + 1] = "  function " .. l end
+  end
+  if bundled then
+    local compiled = {}
+    for _, name in ipairs(lazy.names) do
+      if lazy.compiled(name) then compiled[#compiled + 1] = string.sub(name, 10) end
+    end
+    lines[#lines + 1] = "compiled on first use: " .. (#compiled > 0 and table.concat(compiled, ", ") or "none yet")
+      .. " (of " .. #lazy.names .. ")"
+  end
   local cfg = paths.config()
   lines[#lines + 1] = "paths: autoPathMode=" .. tostring(cfg.autoPathMode) .. " caseSensitive=" .. tostring(cfg.caseSensitive)
     .. " luaFileExtension=" .. tostring(cfg.luaFileExtension) .. " cwd=" .. tostring(cfg.cwd)

@@ -108,6 +108,8 @@ int lpn_watchStart(int fd, const char **why);
 void lpn_watchStop(void);
 void lpn_watchAck(void);
 void lpn_watchQuiet(int quiet);
+/* How commands are noticed: "socket signals" (the kernel), "thread" or "none". */
+const char *lpn_watchKind(void);
 int lpn_watchActive(void);
 const char *lpn_watchProblem(void);
 unsigned long lpn_watchSignals(void);

@@ -231,6 +231,8 @@ static int l_status(lua_State *L) {
   lua_setfield(L, -2, "installed");
   lua_pushboolean(L, lpn.watching && lpn_watchActive());
   lua_setfield(L, -2, "watching");
+  lua_pushstring(L, lpn.watching ? lpn_watchKind() : "none");
+  lua_setfield(L, -2, "watcher");
   if (problem) {
     lua_pushstring(L, problem);
     lua_setfield(L, -2, "watchProblem");

@@ -11,7 +11,19 @@
  * What it costs the program: nothing while the IDE is silent; one signal per burst of commands.
  * A signal interrupts a blocking system call of the Lua thread: calls that SA_RESTART restarts
  * go on; poll/select/sleep-like calls return EINTR (luasocket retries them).
+ *
+ * On Linux no thread is needed: the kernel itself signals the Lua thread when the socket gets
+ * data (O_ASYNC, with F_SETSIG and F_SETOWN_EX naming the thread). A second thread is not free:
+ * once a process has one, glibc's malloc takes its locked path for good, which cost an
+ * allocation-heavy game loop 7-9 % on Lua 5.1/5.4. O_ASYNC stays on while the runtime reads
+ * the socket itself: a signal then only leaves a poll request, served when the runtime's code
+ * ends. There is no retry: a signal that armed a thread which then did not run is caught up by
+ * the runtime's periodic safe-point poll (wakeup.lua), as any lost wakeup is. Elsewhere, or when
+ * the socket refuses, the thread does the watching.
  */
+#if defined(__linux__) && !defined(_GNU_SOURCE)
+#define _GNU_SOURCE /* F_SETSIG, F_SETOWN_EX */
+#endif
 #include "luapanda_native.h"
 
 #if defined(__unix__) || defined(__APPLE__)
@@ -23,6 +35,9 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#if defined(__linux__)
+#include <sys/syscall.h>
+#endif
 
 #define LPN_SIGNAL SIGURG
 #define RETRY_MS 100 /* signal again when no poll answered within this time */
@@ -40,6 +55,8 @@ static unsigned long signalsSent = 0;                /* written by the thread on
 static const char *problem = NULL;
 static int handlerInstalled = 0;
 static struct sigaction previousAction;
+static int kernelSignals = 0; /* the kernel signals on data (O_ASYNC): no thread runs */
+static volatile unsigned long signalsReceived = 0; /* kernel signals taken, on the Lua thread */
 
 static void onSignal(int sig) {
   int savedErrno = errno;
@@ -48,6 +65,7 @@ static void onSignal(int sig) {
   if (__atomic_load_n(&signalsWanted, __ATOMIC_ACQUIRE) &&
       pthread_equal(pthread_self(), luaThread)) {
     lpn_pollRequested = 1;
+    if (kernelSignals) signalsReceived++;
     if (lpn_busy == 0 && !lpn_inside) {
       lua_State *running = lpn_running;
       if (running) lpn_arm(running);
@@ -181,6 +199,49 @@ static int makeWakePipe(void) {
   return 1;
 }
 
+#if defined(__linux__) && defined(F_SETSIG) && defined(F_SETOWN_EX)
+/* O_ASYNC on or off; on: data that came before is looked for once (no signal will tell it). */
+static void kernelSignalsOn(int on) {
+  int flags = fcntl(watchedFd, F_GETFL);
+  if (flags < 0) return;
+  if (on == !!(flags & O_ASYNC)) return;
+  if (fcntl(watchedFd, F_SETFL, on ? (flags | O_ASYNC) : (flags & ~O_ASYNC)) != 0) return;
+  if (on) {
+    struct pollfd pfd;
+    pfd.fd = watchedFd;
+    pfd.events = POLLIN;
+    pfd.revents = 0;
+    if (poll(&pfd, 1, 0) > 0 && (pfd.revents & POLLIN)) lpn_pollRequested = 1;
+  }
+}
+
+/* Asks the kernel to send LPN_SIGNAL to this thread when `fd` gets data. */
+static int startKernelSignals(int fd) {
+  struct f_owner_ex owner;
+  owner.type = F_OWNER_TID;
+  owner.pid = (pid_t)syscall(SYS_gettid);
+  if (fcntl(fd, F_GETFL) < 0 || fcntl(fd, F_SETOWN_EX, &owner) != 0 ||
+      fcntl(fd, F_SETSIG, LPN_SIGNAL) != 0) {
+    return 0;
+  }
+  watchedFd = fd;
+  kernelSignals = 1;
+  kernelSignalsOn(1);
+  return 1;
+}
+
+static void stopKernelSignals(void) {
+  kernelSignalsOn(0);
+  fcntl(watchedFd, F_SETSIG, 0);
+}
+#else
+static int startKernelSignals(int fd) {
+  (void)fd;
+  return 0;
+}
+static void stopKernelSignals(void) {}
+#endif
+
 int lpn_watchStart(int fd, const char **why) {
   sigset_t all, saved;
   int failed;
@@ -195,12 +256,17 @@ int lpn_watchStart(int fd, const char **why) {
     *why = "the Lua thread blocks SIGURG";
     return 0;
   }
+  luaThread = pthread_self();
+  if (startKernelSignals(fd)) {
+    __atomic_store_n(&signalsWanted, 1, __ATOMIC_RELEASE);
+    return 1;
+  }
+  /* The thread's way: a pipe to wake it, and the thread itself. */
   if (!makeWakePipe()) {
     *why = "pipe() failed";
     return 0;
   }
   drainWakePipe();
-  luaThread = pthread_self();
   watchedFd = fd;
   __atomic_store_n(&stopFlag, 0, __ATOMIC_RELEASE);
   __atomic_store_n(&ackFlag, 0, __ATOMIC_RELEASE);
@@ -220,6 +286,13 @@ int lpn_watchStart(int fd, const char **why) {
 }
 
 void lpn_watchStop(void) {
+  if (kernelSignals) {
+    __atomic_store_n(&signalsWanted, 0, __ATOMIC_RELEASE);
+    stopKernelSignals();
+    kernelSignals = 0;
+    watchedFd = -1;
+    return;
+  }
   if (!threadRunning) return;
   /* A signal the thread sent before it stopped can be delivered while this thread waits in
      pthread_join: from here on the handler ignores it instead of arming a hook after the stop. */
@@ -237,11 +310,20 @@ void lpn_watchAck(void) {
   wake();
 }
 
-void lpn_watchQuiet(int quiet) { __atomic_store_n(&quietFlag, quiet ? 1 : 0, __ATOMIC_RELEASE); }
+void lpn_watchQuiet(int quiet) {
+  /* With kernel signals O_ASYNC stays on: the runtime enters and leaves its own code on hot paths
+     (a condition's evaluation), where a system call would cost more than a signal that only
+     leaves a poll request behind. */
+  if (kernelSignals) return;
+  __atomic_store_n(&quietFlag, quiet ? 1 : 0, __ATOMIC_RELEASE);
+}
 
-int lpn_watchActive(void) { return threadRunning; }
+int lpn_watchActive(void) { return threadRunning || kernelSignals; }
+const char *lpn_watchKind(void) {
+  return kernelSignals ? "socket signals" : (threadRunning ? "thread" : "none");
+}
 const char *lpn_watchProblem(void) { return problem; }
-unsigned long lpn_watchSignals(void) { return signalsSent; }
+unsigned long lpn_watchSignals(void) { return kernelSignals ? signalsReceived : signalsSent; }
 
 #else /* no POSIX threads and signals: the runtime polls with a count hook instead */
 
@@ -254,6 +336,7 @@ void lpn_watchStop(void) {}
 void lpn_watchAck(void) {}
 void lpn_watchQuiet(int quiet) { (void)quiet; }
 int lpn_watchActive(void) { return 0; }
+const char *lpn_watchKind(void) { return "none"; }
 const char *lpn_watchProblem(void) { return NULL; }
 unsigned long lpn_watchSignals(void) { return 0; }
 void lpn_signalRestore(void) {}

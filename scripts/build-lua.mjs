@@ -42,6 +42,20 @@ function fail(message) {
   process.exit(1);
 }
 
+// Modules compiled on first use rather than when the bundle loads: the ones only a stop, a
+// variables request, a function breakpoint or a hot reload needs. A game that is never stopped
+// never holds their functions and constants, which every collection cycle would otherwise walk
+// (the "runtime loaded" floor of the game-loop benchmark). No per-event path may use them: until
+// compiled, each access goes through a stand-in's metamethod.
+const LAZY_MODULES = new Set([
+  'luapanda.hotreload',
+  'luapanda.variables',
+  'luapanda.preview',
+  'luapanda.eval',
+  'luapanda.classnames',
+  'luapanda.fnbreakpoints',
+]);
+
 if (!existsSync(entryFile)) fail(`missing entry file lua/LuaPanda.lua`);
 if (!existsSync(metaFile)) fail(`missing LuaLS definitions lua/LuaPanda.meta.lua`);
 if (writeContractLua()) console.log('build-lua: regenerated lua/luapanda/contract.lua');
@@ -92,34 +106,109 @@ parts.push('local _G = _G');
 parts.push(
   'do local jitLib, dbg = rawget(_G, "jit"), rawget(_G, "debug") if type(jitLib) == "table" and type(jitLib.off) == "function" and type(dbg) == "table" then pcall(jitLib.off, dbg.getinfo(1, "f").func, true) end end',
 );
-parts.push(
-  'local assert, collectgarbage, error, getmetatable, ipairs, load, loadfile, next, pairs, pcall, print, rawequal, rawget, rawset, require, select, setmetatable, tonumber, tostring, type, xpcall, _VERSION =',
-);
-parts.push(
-  '  assert, collectgarbage, error, getmetatable, ipairs, load, loadfile, next, pairs, pcall, print, rawequal, rawget, rawset, require, select, setmetatable, tonumber, tostring, type, xpcall, _VERSION',
-);
+const globalsCaptured = [
+  'assert',
+  'collectgarbage',
+  'error',
+  'getmetatable',
+  'ipairs',
+  'load',
+  'loadfile',
+  'next',
+  'pairs',
+  'pcall',
+  'print',
+  'rawequal',
+  'rawget',
+  'rawset',
+  'require',
+  'select',
+  'setmetatable',
+  'tonumber',
+  'tostring',
+  'type',
+  'xpcall',
+  '_VERSION',
+];
+parts.push(`local ${globalsCaptured.join(', ')} =`);
+parts.push(`  ${globalsCaptured.join(', ')}`);
 parts.push('local rawlen, package = rawget(_G, "rawlen"), package');
 parts.push(
   'local function __lp_copy(t) local c = {} if type(t) == "table" then for k, v in next, t do c[k] = v end end return c end',
 );
+const librariesCopied = ['string', 'table', 'math', 'os', 'io', 'debug', 'coroutine'];
 parts.push(
-  'local string, table, math, os, io, debug, coroutine = __lp_copy(string), __lp_copy(table), __lp_copy(math), __lp_copy(os), __lp_copy(io), __lp_copy(debug), __lp_copy(coroutine)',
+  `local ${librariesCopied.join(', ')} = ${librariesCopied.map((lib) => `__lp_copy(${lib})`).join(', ')}`,
 );
+// Every local a module's code may name: a lazily compiled module receives them as its chunk's
+// arguments (see below), so that it sees exactly what a module compiled with the bundle sees.
+const moduleScope = ['_G', ...globalsCaptured, 'rawlen', 'package', ...librariesCopied, 'require'];
 parts.push('local __lp_loaders, __lp_loaded, __lp_global_require = {}, {}, require');
-parts.push('local function __lp_require(name)');
+// Lazily compiled modules: their text is kept as a string and compiled on first use (see
+// LAZY_MODULES). __lp_lines holds the bundle line the text starts on: the text is compiled under
+// the bundle's own chunk name, preceded by as many newlines, so that its functions carry the same
+// source and lines as if compiled with the bundle (the runtime's own-source check, the line map
+// and tracebacks all stay true).
+parts.push('local __lp_sources, __lp_lines, __lp_proxies, __lp_require = {}, {}, {}, nil');
+parts.push('local __lp_chunkname = debug.getinfo(1, "S").source');
+parts.push(
+  'local __lp_loadstring, __lp_setfenv, __lp_getfenv, __lp_env, __lp_jit = rawget(_G, "loadstring") or load, rawget(_G, "setfenv"), rawget(_G, "getfenv"), _ENV, rawget(_G, "jit")',
+);
+parts.push('local function __lp_compile(name)');
+parts.push(
+  `  local text = "local ${moduleScope.join(', ')} = ..." .. string.rep("\\n", __lp_lines[name] - 1) .. __lp_sources[name]`,
+);
+parts.push('  local fn, err');
+parts.push(
+  '  if __lp_setfenv then fn, err = __lp_loadstring(text, __lp_chunkname) if fn then __lp_setfenv(fn, __lp_getfenv(1)) end',
+);
+parts.push('  else fn, err = load(text, __lp_chunkname, "t", __lp_env) end');
+parts.push(
+  '  if not fn then error("LuaPanda bundle: cannot compile " .. tostring(name) .. ": " .. tostring(err), 0) end',
+);
+parts.push(
+  '  if type(__lp_jit) == "table" and type(__lp_jit.off) == "function" then pcall(__lp_jit.off, fn, true) end',
+);
+parts.push('  __lp_sources[name] = nil');
+parts.push(
+  `  return fn(${moduleScope.map((n) => (n === 'require' ? '__lp_require' : n)).join(', ')})`,
+);
+parts.push('end');
+parts.push('local function __lp_run(name)');
 parts.push('  local cached = __lp_loaded[name]');
 parts.push('  if cached ~= nil then return cached end');
-parts.push('  local loader = __lp_loaders[name]');
-parts.push('  if not loader then');
+parts.push('  local value');
+parts.push(
+  '  if __lp_sources[name] then value = __lp_compile(name) else value = __lp_loaders[name](name) end',
+);
+parts.push('  if value == nil then value = true end');
+parts.push('  __lp_loaded[name] = value');
+parts.push('  return value');
+parts.push('end');
+// Until a lazy module is used, `require` hands out a stand-in that compiles it on first access
+// and forwards every read and write to it. Only cold paths use lazy modules (one metamethod call
+// per access there); the module itself, once compiled, is what later requires return.
+parts.push('local function __lp_proxy(name)');
+parts.push('  local proxy = __lp_proxies[name]');
+parts.push('  if proxy then return proxy end');
+parts.push('  proxy = setmetatable({}, {');
+parts.push('    __index = function(_, key) return __lp_run(name)[key] end,');
+parts.push('    __newindex = function(_, key, value) __lp_run(name)[key] = value end,');
+parts.push('  })');
+parts.push('  __lp_proxies[name] = proxy');
+parts.push('  return proxy');
+parts.push('end');
+parts.push('function __lp_require(name)');
+parts.push('  local cached = __lp_loaded[name]');
+parts.push('  if cached ~= nil then return cached end');
+parts.push('  if __lp_sources[name] then return __lp_proxy(name) end');
+parts.push('  if not __lp_loaders[name] then');
 parts.push(
   '    if string.sub(tostring(name), 1, 9) == "luapanda." then error("LuaPanda bundle: unknown module " .. tostring(name), 2) end',
 );
 parts.push('    return __lp_global_require(name)');
 parts.push('  end');
-parts.push('  local value = loader(name)');
-parts.push('  if value == nil then value = true end');
-parts.push('  __lp_loaded[name] = value');
-parts.push('  return value');
+parts.push('  return __lp_run(name)');
 parts.push('end');
 /** The output line the next part starts on (parts are joined by newlines). */
 const nextLine = () => parts.reduce((n, part) => n + part.split('\n').length, 0) + 1;
@@ -133,12 +222,42 @@ function pushSource(file, source) {
   parts.push(text);
   lineMap.push(first, first + text.split('\n').length - 1, file);
 }
+/** The smallest long-bracket level whose closing bracket does not occur in `text`. */
+function longBracketLevel(text) {
+  let level = 0;
+  while (text.includes(`]${'='.repeat(level)}]`)) level++;
+  return '='.repeat(level);
+}
+for (const name of LAZY_MODULES) {
+  if (!modules.has(name)) fail(`LAZY_MODULES names ${name}, which does not exist`);
+}
 for (const [name, source] of modules) {
+  const file = `luapanda/${name.slice('luapanda.'.length)}.lua`;
+  if (LAZY_MODULES.has(name)) {
+    const level = longBracketLevel(source);
+    // The newline after the opening bracket is not part of the string: the text starts on the
+    // next line, which is the line __lp_lines records.
+    parts.push(`__lp_sources[${JSON.stringify(name)}] = [${level}[`);
+    const first = nextLine();
+    pushSource(file, source);
+    parts.push(`]${level}]`);
+    parts.push(`__lp_lines[${JSON.stringify(name)}] = ${first}`);
+    continue;
+  }
   parts.push(`__lp_loaders[${JSON.stringify(name)}] = function(...)`);
   parts.push(`local require = __lp_require`);
-  pushSource(`luapanda/${name.slice('luapanda.'.length)}.lua`, source);
+  pushSource(file, source);
   parts.push('end');
 }
+// What was compiled on first use so far, for LuaPanda.getInfo() (a pseudo-module: unbundled, the
+// modules are all compiled as they load and `require` does not find it).
+const lazyNames = [...LAZY_MODULES]
+  .sort()
+  .map((name) => JSON.stringify(name))
+  .join(', ');
+parts.push(
+  `__lp_loaded["luapanda.lazy"] = { names = { ${lazyNames} }, compiled = function(name) return __lp_sources[name] == nil end }`,
+);
 // One line, before the entry: the entry's own place is known once this line is counted.
 const entryFirst = nextLine() + 2;
 const entryText = stripShebang(entrySource).replace(/\s+$/, '');

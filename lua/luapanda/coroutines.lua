@@ -10,6 +10,7 @@ local patches = require("luapanda.patches")
 local argerrors = require("luapanda.argerrors")
 local native = require("luapanda.native")
 local events = require("luapanda.events")
+local stepping = require("luapanda.stepping")
 
 local M = {}
 
@@ -19,11 +20,11 @@ local raw = {
 }
 M.raw = raw
 local known = setmetatable({}, { __mode = "k" }) -- co -> entry, see adopt
-local session
 local onDeath = nil -- function(co, err, entry, marker, protected): a coroutine ended with an error
 local isProtected = nil -- function(level): whether an error raised there is caught (exceptions.lua)
 local connected = false -- an IDE is connected (the session's "link" announcement)
 events.on("link", function(link) connected = link ~= nil end)
+local isStepping, onThreadLeft = stepping.isStepping, stepping.onThreadLeft
 local isJIT = compat.isJIT
 local currentThread = compat.currentThread
 local status = raw.status
@@ -96,8 +97,8 @@ finish = function(co, entry, key, generation, ok, ...)
     local protected = entry.wrap and isProtected(2 + TAIL)
     pcall(onDeath, co, (...), entry, finish, protected)
   end
-  if connected and session.isStepping() then
-    session.onThreadLeft(co, key, stack.levelsFromCaller() - 1 - TAIL - patches.extraLevels())
+  if connected and isStepping() then
+    onThreadLeft(co, key, stack.levelsFromCaller() - 1 - TAIL - patches.extraLevels())
   end
   return ok, ...
 end
@@ -212,9 +213,7 @@ local function wrapFromC(co, entry, key, changed, bodyRan, buf, ...)
 end
 
 --- While an IDE is attached: the program's coroutine functions are replaced (patches.lua).
-function M.install(s)
-  session = s
-  session.setResumerLookup(M.resumerOf)
+function M.install()
   local lib = compat.libs.coroutine
   if type(lib) ~= "table" then return end
   -- With the native module the common case runs in C (native/coresume.c); Lua 5.2's hooks hold

@@ -1,7 +1,12 @@
 -- events.lua: how the runtime's modules learn what changed in the session without reading its
--- fields. The session announces; coroutines.lua and exceptions.lua keep what they need:
---   "link" (link or nil)   an IDE connection was taken up or dropped
---   "filters" (filters)    the exception filters the IDE set ({ uncaught, caught, assert })
+-- fields. The session's parts announce; the others keep what they need in their own upvalues:
+--   "link" (link or nil)            an IDE connection was taken up or dropped (link.lua);
+--                                   followed by coroutines, exceptions, stepping and stops
+--   "filters" (filters, conditions) the exception filters the IDE set ({ uncaught, caught,
+--                                   assert }) and their conditions on the message (errorfilters.lua);
+--                                   followed by exceptions
+--   "drop" (reason)                 the link failed or the IDE ended the session (link.drop);
+--                                   attach.lua detaches
 local M = {}
 
 local listeners = {}

@@ -20,6 +20,12 @@ local coroutines = require("luapanda.coroutines")
 local hosthandler = require("luapanda.hosthandler")
 local patches = require("luapanda.patches")
 local events = require("luapanda.events")
+local errorfilters = require("luapanda.errorfilters")
+local safe = require("luapanda.safe")
+local hook = require("luapanda.hook")
+local contract = require("luapanda.contract")
+local stops = require("luapanda.stops")
+local state = require("luapanda.state")
 
 local M = {}
 
@@ -28,11 +34,11 @@ M.raw = raw
 local getinfo = debug.getinfo
 local rawAssert = assert
 local pack, unpack = compat.pack, compat.unpack
-local session
--- What the session announced: whether an IDE is connected, and the filters it set.
-local connected, filters = false, { uncaught = true, caught = false }
+-- What the session announced: whether an IDE is connected, and the filters it set with their
+-- conditions on the message (errorfilters.lua).
+local connected, filters, filterConditions = false, { uncaught = true, caught = false }, {}
 events.on("link", function(link) connected = link ~= nil end)
-events.on("filters", function(f) filters = f end)
+events.on("filters", function(f, texts) filters, filterConditions = f, texts or {} end)
 local protectors = {}
 local runFileBody = nil
 -- The last uncaught error already stopped on (by runFile's handler), so that the interpreter's
@@ -60,6 +66,33 @@ local function alreadyReported(message)
   local seen = isReported(message)
   reported = nil
   return seen
+end
+
+--- Stops on an error when the filters ask for it; called from the error paths below (message
+--- handlers, coroutine deaths). `marker` is the function whose caller raised the error; `thread`,
+--- a coroutine the error ended (or a list of them, innermost first); `assertion`, raised by
+--- assert (the "assert" filter stops on those, caught or not); `threadError`, the error that
+--- ended `thread` when it is not `message` itself. Returns whether it stopped.
+local function onException(message, uncaught, marker, thread, assertion, threadError)
+  if not connected or state.stopped or hook.isInside() then return false end
+  local asked = assertion and filters.assert
+  if uncaught and not (filters.uncaught or asked) then return false end
+  if not uncaught and not (filters.caught or asked) then return false end
+  local text = type(message) == "string" and message or safe.tostring(message)
+  if not errorfilters.allows(filters, filterConditions, text, uncaught, assertion) then
+    return false
+  end
+  local base = 2
+  if marker then
+    for l = 2, 200 do
+      local info = getinfo(l, "f")
+      if not info then break end
+      if info.func == marker then base = l + 1 break end
+    end
+  end
+  stops.stop(contract.STOPS.exception, base, { exceptionText = text, uncaught = uncaught and true or false }, thread,
+    threadError)
+  return true
 end
 
 --- Whether the filters ask for a stop on this error.
@@ -132,7 +165,7 @@ local function onCoroutineDeath(co, err, entry, marker, protected)
   if not wanted(uncaught, assertion) or isReported(err) then return end
   -- What raises it again (coroutine.wrap, a handler above) then knows it was stopped on.
   if entry.wrap then markReported(err) end
-  session.onException(err, uncaught, marker, threads, assertion, threadErr)
+  onException(err, uncaught, marker, threads, assertion, threadErr)
 end
 
 --- Whether the caught-error handlers must run (pcall and xpcall replaced).
@@ -147,7 +180,7 @@ local function caughtHandler(message)
     local assertion = raisedByAssert(caughtHandler) or diedInAssert(thread)
     if wanted(false, assertion) then
       local co, coError = threadOf(thread, message)
-      session.onException(message, false, caughtHandler, co, assertion, coError)
+      onException(message, false, caughtHandler, co, assertion, coError)
     end
   end
   return message
@@ -170,7 +203,7 @@ local function wrappedXpcall(f, handler, ...)
       local assertion = raisedByAssert(h) or diedInAssert(thread)
       if wanted(false, assertion) then
         local co, coError = threadOf(thread, message)
-        session.onException(message, false, h, co, assertion, coError)
+        onException(message, false, h, co, assertion, coError)
       end
     end
     return handler(message)
@@ -229,12 +262,11 @@ local function onUncaught(message, handler, thread)
   local assertion = raisedByAssert(handler) or diedInAssert(thread)
   if not wanted(true, assertion) then return end
   local co, coError = threadOf(thread, message)
-  session.onException(message, true, handler, co, assertion, coError)
+  onException(message, true, handler, co, assertion, coError)
 end
 
 --- Applies the IDE's filters (called when attached and whenever the filters change).
-function M.apply(s)
-  session = s
+function M.apply()
   coroutines.setOnDeath(onCoroutineDeath, function(level) return M.isProtected(level + 1) end)
   local f = filters
   if f.uncaught or f.assert then hosthandler.adopt(onUncaught) else hosthandler.release() end
@@ -268,11 +300,11 @@ function M.runFile(path, ...)
   rawset(_G, "arg", argTable)
   local traceback
   local function handler(message)
-    if not alreadyReported(message) and session and connected then
+    if not alreadyReported(message) and connected then
       local assertion = raisedByAssert(handler)
       if wanted(true, assertion) then
         local co, coError = deadThreadOf(message)
-        session.onException(message, true, handler, co, assertion, coError)
+        onException(message, true, handler, co, assertion, coError)
       end
     end
     markReported(message) -- runFile raises it again below, through the host's handler

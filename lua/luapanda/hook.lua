@@ -26,7 +26,12 @@ local ownFunctions = breakpoints.ownFunctions
 local NONE, ELSEWHERE, BELOW, INSIDE = contract.HOOK_MODES.none, contract.HOOK_MODES.elsewhere,
   contract.HOOK_MODES.below, contract.HOOK_MODES.inside
 
-local session        -- callbacks: onPoll(hookFn), onSlowLine(line, hookFn), onBreakpoint(bp, line, hookFn)
+-- The session's callbacks (M.init), in upvalues: the hook calls them without a table lookup.
+--   onPoll(hookFn)                       read the IDE's commands, or try to attach (attach.lua)
+--   onSlowLine(line, hookFn)             a line while something is pending (stepping.lua)
+--   isDuplicate(line, hookFn), guardReturn(hookFn)   LuaJIT's repeat guard (stepping.lua)
+--   onBreakpoint(bp, line, hookFn, codeAt, fn), onEntry(...)   breakpoint stops (stops.lua)
+local onPoll, onSlowLine, isDuplicate, guardReturn, onBreakpoint, onEntry
 local enabled = false
 local pollEvery = 0
 local bpMode = false
@@ -71,7 +76,11 @@ local function setLuaHook(co, fn, mask, count)
   end
 end
 
-function M.init(callbacks) session = callbacks end
+function M.init(callbacks)
+  onPoll, onSlowLine, onBreakpoint, onEntry = callbacks.onPoll, callbacks.onSlowLine,
+    callbacks.onBreakpoint, callbacks.onEntry
+  isDuplicate, guardReturn = callbacks.isDuplicate, callbacks.guardReturn
+end
 local updateResumeState
 function M.armGuard() guard = true special = true updateResumeState() end
 function M.setInside(v) local old = inside setInsideFlag(v) return old end
@@ -110,7 +119,7 @@ local function pollIfOverdue()
   lastPoll = now
   local generation = M.generation
   setInsideFlag(true)
-  pcall(session.onPoll)
+  pcall(onPoll)
   setInsideFlag(false)
   return generation == M.generation
 end
@@ -190,13 +199,13 @@ local function newHook(prog)
       armed = nil
       special = slow or guard
       setInsideFlag(true)
-      local ok, stopped = pcall(session.onEntry, bp, line, me)
+      local ok, stopped = pcall(onEntry, bp, line, me)
       setInsideFlag(false)
       if ok and stopped then return end
     end
     if guard then
       setInsideFlag(true)
-      local ok, dup, done = pcall(session.isDuplicate, line, me)
+      local ok, dup, done = pcall(isDuplicate, line, me)
       setInsideFlag(false)
       if not ok or done then
         guard = false special = slow
@@ -206,7 +215,7 @@ local function newHook(prog)
     end
     if slow then
       setInsideFlag(true)
-      pcall(session.onSlowLine, line, me)
+      pcall(onSlowLine, line, me)
       setInsideFlag(false)
       return
     end
@@ -221,7 +230,7 @@ local function newHook(prog)
       setInsideFlag(true)
       local lines = verdict(getinfo(3 + LV, "f").func)
       activeLines = lines
-      if lines and lines[line] then pcall(session.onBreakpoint, lines[line], line, me) end
+      if lines and lines[line] then pcall(onBreakpoint, lines[line], line, me) end
       setInsideFlag(false)
     end
   end
@@ -249,13 +258,13 @@ local function newHook(prog)
       end
       lastPoll = cpuClock()
       setInsideFlag(true)
-      pcall(session.onPoll, me)
+      pcall(onPoll, me)
       setInsideFlag(false)
       return
     end
     if guard and event == "return" then
       setInsideFlag(true)
-      local ok, done = pcall(session.guardReturn, me)
+      local ok, done = pcall(guardReturn, me)
       setInsideFlag(false)
       if not ok or done then
         guard = false special = slow
@@ -405,7 +414,7 @@ end
 
 -- Native accelerator callbacks: called by the C hook, so the code that fired the hook is at
 -- level 2 and these functions stand where the Lua hook would (session finds the code below them).
--- `fn`: the function running `line` (level 2 here; 4 seen from session.onBreakpoint under pcall).
+-- `fn`: the function running `line` (level 2 here; 4 seen from stops.onBreakpoint under pcall).
 -- `entry`: the first line event of a call of `fn`, armed by the C hook (lines[0]: its function
 -- breakpoint, which fires first; a line breakpoint on the same line fires only if it did not).
 local function nativeHit(line, fn, entry)
@@ -413,21 +422,21 @@ local function nativeHit(line, fn, entry)
   local lines = verdicts[fn] or verdict(fn)
   if entry and lines and lines[0] then
     setInsideFlag(true)
-    local ok, stopped = pcall(session.onEntry, lines[0], line, nativeHit, 4, fn)
+    local ok, stopped = pcall(onEntry, lines[0], line, nativeHit, 4, fn)
     setInsideFlag(false)
     if ok and stopped then return end
   end
   local bp = lines and lines[line]
   if not bp then return end
   setInsideFlag(true)
-  pcall(session.onBreakpoint, bp, line, nativeHit, 4, fn)
+  pcall(onBreakpoint, bp, line, nativeHit, 4, fn)
   setInsideFlag(false)
 end
 
 local function nativePoll()
   if inside then return end
   setInsideFlag(true)
-  pcall(session.onPoll)
+  pcall(onPoll)
   setInsideFlag(false)
 end
 

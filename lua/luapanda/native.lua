@@ -1,9 +1,10 @@
 -- native.lua: the optional native accelerator (C sources in native/, one build per Lua C ABI,
 -- `luapanda_native51` for Lua 5.1 and LuaJIT, `…52`, `…53`, `…54`). When `require` finds it on
 -- package.cpath, the hook modes run in C (hook.lua calls it through hook.useNative) and, while
--- connected, a watcher thread notices IDE commands so that an idle program runs with no hook at
--- all. Without it everything works the same in pure Lua, only slower. `LuaPanda.settings.useNative
--- = false` (before start(), or before the next connection) keeps it off.
+-- connected, a watcher (the kernel's socket signals on Linux, else a thread) notices IDE commands
+-- so that an idle program runs with no hook at all. Without it everything works the same in pure
+-- Lua, only slower. `LuaPanda.settings.useNative = false` (before start(), or before the next
+-- connection) keeps it off.
 local compat = require("luapanda.compat")
 local hook = require("luapanda.hook")
 local quietload = require("luapanda.quietload")
@@ -94,7 +95,8 @@ function M.describe()
   local state = hook.state()
   local parts = { "native accelerator: " .. M.moduleName .. " in use" }
   if state.watching then
-    parts[#parts + 1] = "watcher on (no hook while idle)"
+    -- "socket signals": the kernel signals on data; "thread": a watcher thread does.
+    parts[#parts + 1] = "watcher on (" .. tostring(st.watcher) .. "; no hook while idle)"
   elseif watchProblem then
     parts[#parts + 1] = "watcher off: " .. watchProblem
   else

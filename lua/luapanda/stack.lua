@@ -23,6 +23,16 @@ local function levelsFromCaller()
 end
 M.levelsFromCaller = levelsFromCaller
 
+--- Level (relative to the caller) of the frame that fired the hook `hookFn`: the hook's callbacks
+--- (stepping.lua, stops.lua) find the code they stand for with it.
+function M.codeLevel(hookFn)
+  for l = 2, 200 do
+    local info = getinfo(l, "f")
+    if not info then return nil end
+    if info.func == hookFn then return l end -- caller sees the hook at l - 1, its code at l
+  end
+end
+
 local function levelsOfThread(co)
   local n = 0
   while getinfo(co, n, "l") do n = n + 1 end

@@ -8,6 +8,9 @@ local stack = require("luapanda.stack")
 local eval = require("luapanda.eval")
 local preview = require("luapanda.preview")
 local classnames = require("luapanda.classnames")
+-- The IDE's options (base64, pagingLimit) are read from the session's state where the handshake
+-- put them: this module is compiled on first use (a stop), not at the handshake.
+local ideConfig = require("luapanda.state").config
 
 local M = {}
 
@@ -19,12 +22,6 @@ M.SCOPE_LOCALS, M.SCOPE_GLOBALS, M.SCOPE_UPVALUES = 10000, 20000, 30000
 local MAX_REF = 9999
 
 local refs, refByValue, nextRef = {}, {}, 1
-local base64, pagingLimit = false, nil
-
-function M.configure(options)
-  base64 = options.base64 and true or false
-  pagingLimit = options.pagingLimit
-end
 
 function M.reset()
   refs, refByValue, nextRef = {}, {}, 1
@@ -68,7 +65,7 @@ end
 function M.var(name, value, evaluateName, extra, stringLimit)
   local t = type(value)
   local v = { name = name, type = t, value = M.display(value, stringLimit), variablesReference = "0" }
-  if t == "string" and base64 then v.value = require("luapanda.json").base64(v.value) end
+  if t == "string" and ideConfig.base64 then v.value = require("luapanda.json").base64(v.value) end
   local expandable = (t == "table") or (t == "function" and getupvalue(value, 1) ~= nil)
     or (t == "userdata" and dgetmetatable(value) ~= nil)
   if expandable then
@@ -142,6 +139,7 @@ local function page(list, start, count)
   start = tonumber(start)
   count = tonumber(count)
   if not start and not count then
+    local pagingLimit = ideConfig.pagingLimit
     if pagingLimit and #list > pagingLimit then return 1, pagingLimit end
     return 1, #list
   end
@@ -359,7 +357,7 @@ function M.evalResult(name, ok, values, failureSuccessValue, stringLimit)
   local json = require("luapanda.json")
   if not ok then
     local v = { name = name, type = "string", value = tostring(values), variablesReference = "0", isSuccess = failureSuccessValue }
-    if base64 then v.value = json.base64(v.value) end
+    if ideConfig.base64 then v.value = json.base64(v.value) end
     return v
   end
   local n = values.n or 0

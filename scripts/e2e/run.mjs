@@ -7,12 +7,14 @@
 //     handed over, closes window 3 and checks that window 2 takes over again;
 //  4. UI smoke test: a second code-server with the VSIX installed, driven with headless Chromium —
 //     an outside agent stops a Lua program, the human steps with F10, a click on "Agent waiting…"
-//     interrupts the agent, a second window shows who serves, the walkthrough and the extension
-//     page (icon, README) open; screenshots of each (status bar, panel, stopped session,
-//     walkthrough, extension page…) are saved under .test-artifacts/e2e/.
+//     interrupts the agent, two games on the attach port show as two child sessions under the
+//     attach session in the Call Stack, a second window shows who serves, the walkthrough and
+//     the extension page (icon, README) open; screenshots of each (status bar, panel, stopped
+//     session, two games in the Call Stack, walkthrough, extension page…) are saved under
+//     .test-artifacts/e2e/.
 // Flags: --no-build (use the current dist/ and out/), --keep (leave the temp folder),
 // --host-only / --ui-only (one part).
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import {
   cpSync,
   existsSync,
@@ -22,6 +24,7 @@ import {
   readFileSync,
   rmSync,
   statSync,
+  writeFileSync,
 } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { format } from 'node:util';
@@ -290,6 +293,8 @@ async function uiSmokeTest(tools, temp) {
     );
     await callTool(url, 'stop_debugging');
 
+    await twoGamesInCallStack(page, url, folder, home);
+
     // A second window on the same port shows who serves.
     const second = await browser.newPage({ viewport: { width: 1400, height: 850 } });
     const otherFolder = newWorkspace(temp, 'ui-smoke-second');
@@ -309,6 +314,107 @@ async function uiSmokeTest(tools, temp) {
   } finally {
     await browser.close();
     server.stop();
+  }
+}
+
+/** The Call Stack view's rows, top down: text and tree depth (aria-level). */
+async function callStackRows(page) {
+  return page.locator('.debug-call-stack .monaco-list-row').evaluateAll((rows) =>
+    rows.map((row) => ({
+      text: row.innerText.replace(/\s+/g, ' ').trim(),
+      level: Number(row.getAttribute('aria-level')),
+    })),
+  );
+}
+
+/**
+ * Two games on the workspace's attach port: the Call Stack shows the attach session with one
+ * child session per game under it, named after the game. The games run the installed VSIX's
+ * runtime; stopping the attach session detaches them and they run to their end.
+ */
+async function twoGamesInCallStack(page, url, folder, home) {
+  const port = await freePort();
+  const launchJson = join(folder, '.vscode', 'launch.json');
+  writeFileSync(
+    launchJson,
+    readFileSync(launchJson, 'utf8').replace(/"connectionPort": \d+/, `"connectionPort": ${port}`),
+  );
+  // The games require the runtime the installed VSIX ships, as a user's game would.
+  const runtime = readdirSync(join(home, 'extensions'))
+    .map((name) => join(home, 'extensions', name, 'dist', 'lua'))
+    .find((dir) => existsSync(join(dir, 'LuaPanda.lua')));
+  if (!runtime) throw new Error('no dist/lua/LuaPanda.lua in the installed extension');
+  const source = readFileSync(join(folder, 'games.lua'), 'utf8').split('\n');
+  const line = source.findIndex((l) => l.includes('@game')) + 1;
+  const set = await callTool(url, 'set_breakpoint', {
+    file_path: 'games.lua',
+    line_number: line,
+    condition: 'round == 1',
+  });
+  const games = [];
+  try {
+    const attached = callTool(url, 'start_debugging', { configuration_name: 'Lua: games' });
+    const luaPath = `${join(runtime, '?.lua')};;`;
+    for (const name of ['server', 'client']) {
+      const game = spawn('lua5.4', [join(folder, 'games.lua'), String(port), name], {
+        cwd: folder,
+        env: { ...process.env, LUA_PATH_5_4: luaPath, LUA_PATH: luaPath },
+        stdio: 'ignore',
+      });
+      games.push({ name, game, exit: new Promise((resolve) => game.once('exit', resolve)) });
+    }
+    const first = await attached;
+    check(
+      first.status === 'stopped' && first.stop_event_data?.line === line,
+      `two games attached to "Lua: games" on one port; the first stopped at games.lua:${line}`,
+    );
+    let seen = [];
+    const rows = await waitFor(
+      async () => {
+        const all = await callStackRows(page);
+        seen = all;
+        const parent = all.findIndex((r) => r.text.startsWith('Lua: games'));
+        if (parent < 0) return undefined;
+        const under = [];
+        for (const row of all.slice(parent + 1)) {
+          if (row.level <= all[parent].level) break;
+          under.push(row);
+        }
+        const children = ['server', 'client'].map((name) =>
+          under.find((r) => r.level === all[parent].level + 1 && r.text.startsWith(name)),
+        );
+        return children.every((c) => c && /paused/i.test(c.text))
+          ? { parent: all[parent], children }
+          : undefined;
+      },
+      {
+        timeoutMs: 30_000,
+        intervalMs: 500,
+        what: 'both games under "Lua: games" in the Call Stack',
+      },
+    ).catch(() => undefined);
+    check(
+      rows !== undefined,
+      'the Call Stack shows "Lua: games" with the games "server" and "client" paused under it' +
+        (rows ? '' : ` (rows seen: ${JSON.stringify(seen)})`),
+    );
+    await page.waitForTimeout(500);
+    await page.screenshot({ path: join(artifacts, 'callstack-two-games.png') });
+    const stop = await callTool(url, 'stop_debugging');
+    let timer;
+    const exits = await Promise.race([
+      Promise.all(games.map((g) => g.exit)),
+      new Promise((resolve) => (timer = setTimeout(() => resolve('timeout'), 30_000))),
+    ]);
+    clearTimeout(timer);
+    check(
+      stop.status === 'success' && Array.isArray(exits) && exits.every((code) => code === 0),
+      'stopping the attach session detached both games; they ran to their end',
+    );
+  } finally {
+    for (const { game } of games) if (game.exitCode === null) game.kill();
+    if (set.breakpoint)
+      await callTool(url, 'remove_breakpoint', { breakpoint_id: set.breakpoint.id });
   }
 }
 

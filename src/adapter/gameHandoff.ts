@@ -1,10 +1,10 @@
 /**
- * Several games on one attach port. The session that listens takes the first game itself; for
- * each further game it makes the handshake (which tells the game's name), offers the connection
- * here under an id and asks the client for a child session (DAP `startDebugging`, an attach
- * configuration carrying the id). The child's adapter, a new `LuaDebugSession` in this process,
- * claims the connection. An offer nobody claims in time is closed: the game goes on trying to
- * attach, as after any lost link.
+ * Several games on one attach port. The session that listens (gameHub.ts) makes each game's
+ * handshake (which tells the game's name), offers the connection here under an id and asks the
+ * client for a child session (DAP `startDebugging`, an attach configuration carrying the id). The
+ * child's adapter, a new `LuaDebugSession` in this process, claims the connection and joins its
+ * parent's family. An offer nobody claims in time is closed: the game goes on trying to attach,
+ * as after any lost link.
  */
 import type { ReplyInfo } from '../protocol';
 import type { SessionConnection } from '../session';
@@ -19,6 +19,16 @@ export interface GameOffer {
   readonly handshake: ReplyInfo<'initSuccess'>;
   /** Where the game connected (`127.0.0.1:8818`), for messages. */
   readonly endpoint: string;
+  /** The child that claims the game joins its parent; it calls the result when it has ended. */
+  readonly join?: (child: GameChild) => () => void;
+  /** Nobody claimed the game (it was withdrawn). */
+  readonly dropped?: () => void;
+}
+
+/** What a parent holds of a game's child session. */
+export interface GameChild {
+  /** Ends the child session (the game is detached from and runs on). */
+  stop(): Promise<void>;
 }
 
 const offers = new Map<string, { offer: GameOffer; timer: NodeJS.Timeout }>();
@@ -43,7 +53,9 @@ export function claimGame(id: string): GameOffer | undefined {
 /** Drops an offer nobody took; its game is disconnected. */
 export function withdrawGame(id: string): void {
   const offer = claimGame(id);
-  if (offer && !offer.connection.closed) void offer.connection.close();
+  if (!offer) return;
+  if (!offer.connection.closed) void offer.connection.close();
+  offer.dropped?.();
 }
 
 /** The id in a child's attach configuration, if it is one. */

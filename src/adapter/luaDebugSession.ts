@@ -25,13 +25,12 @@ import { TraceSink, TraceTag, Tracer, getProcessTracer, parseTraceTags } from '.
 import {
   ExceptionFilterSpec,
   LuaSession,
-  SessionConnection,
   SessionError,
+  SessionErrorCode,
   SessionSettings,
   baseName,
   dialConnector,
   exposureNotice,
-  greetGame,
   handoffConnector,
   launchConnector,
   listenConnector,
@@ -58,14 +57,8 @@ import { WARNING_EVENT, WarningEventBody } from './warningEvent';
 import { evaluateBody } from './evaluation';
 import { GameWait } from './gameWait';
 import { exceptionFilterBreakpoints, exceptionFilterRequests } from './exceptionFilterArgs';
-import {
-  childConfiguration,
-  claimGame,
-  gameTitle,
-  offerGame,
-  offeredGameId,
-  withdrawGame,
-} from './gameHandoff';
+import { claimGame, offeredGameId } from './gameHandoff';
+import { GameHub } from './gameHub';
 import { HOT_RELOAD_REQUEST, parseHotReloadArguments } from './hotReloadRequest';
 import { findRuntimeDir } from './runtimeLocation';
 import {
@@ -88,6 +81,26 @@ function silenceLogger(): void {
   logger.setup(LogLevel.Stop, false);
 }
 
+/** What the parent of games answers for each breakpoint: its games' sessions bind them. */
+const HUB_BREAKPOINT: DebugProtocol.Breakpoint = {
+  verified: false,
+  message: "Each game's session binds it (the games are debugged in child sessions).",
+};
+
+function alreadyRunning(): SessionError {
+  return new SessionError(
+    'invalid-state',
+    'This debug adapter already runs a session; start a new one.',
+  );
+}
+
+/** What a request about a stop fails with once that stop has ended (see respondAboutStop). */
+const STOP_ENDED_CODES: ReadonlySet<SessionErrorCode> = new Set<SessionErrorCode>([
+  'not-stopped',
+  'unknown-frame',
+  'invalid-reference',
+]);
+
 /** How long launch/attach wait for the client's configurationDone before going on. */
 const CONFIGURATION_DONE_TIMEOUT_MS = 10_000;
 
@@ -96,8 +109,9 @@ type TraceSwitch = LaunchArguments['trace'];
 
 export interface LuaDebugSessionOptions {
   /**
-   * Whether a further game on the attach port gets a child session (default true). Only an adapter
-   * whose child sessions run in this process can hand a connection over (inline, `--server`).
+   * Whether the games on an attach port get child sessions (default true) when the client opens
+   * them. Only an adapter whose child sessions run in this process can hand a connection over
+   * (inline, `--server`).
    */
   readonly gamesInChildSessions?: boolean;
   /**
@@ -114,8 +128,10 @@ export class LuaDebugSession extends LoggingDebugSession {
   private clientShowsProgress = false;
   /** The client opens child sessions (DAP `startDebugging`): several games on one port. */
   private clientStartsSessions = false;
-  /** Games after the first that connected to this session's port. */
-  private extraGames = 0;
+  /** An attach session whose games each have a child session: it owns the port, no program. */
+  private hub: GameHub | undefined;
+  /** A game's child session: tells its parent it has ended. */
+  private leaveParent: (() => void) | undefined;
   /** While a launch/attach request is answered: a failure goes into its error response. */
   private failureInResponse = false;
   /** The attach wait shown as progress, while the game is awaited after the attach response. */
@@ -206,6 +222,11 @@ export class LuaDebugSession extends LoggingDebugSession {
     }
     await this.respondToStart(response, async () => {
       const args: AttachArguments = parseArguments(attachArgumentsSchema, raw);
+      const childSessions = this.options.gamesInChildSessions !== false;
+      if (this.clientStartsSessions && childSessions && !args.VSCodeAsClient) {
+        await this.attachAsHub(args, raw);
+        return;
+      }
       const session = this.createSession(toSessionSettings(args), args.trace, raw);
       await this.waitForConfiguration();
       const tracer = session.settings.tracer;
@@ -232,11 +253,6 @@ export class LuaDebugSession extends LoggingDebugSession {
                 tracer,
               }),
             );
-      const childSessions = this.options.gamesInChildSessions !== false;
-      if (this.clientStartsSessions && childSessions && dialHost === undefined) {
-        connector.onExtraConnection = (connection) =>
-          void this.openGameSession(connection, raw, connector.endpoint);
-      }
       // The console line says where it listens: beyond this machine too, when it does.
       const wait = new GameWait({ port, dialHost, listenHost, seconds }, (event) =>
         this.sendEvent(event),
@@ -263,7 +279,7 @@ export class LuaDebugSession extends LoggingDebugSession {
     response: DebugProtocol.CancelResponse,
     args: DebugProtocol.CancelArguments,
   ): void {
-    if (this.gameWait?.isOpen(args?.progressId)) void this.session?.stopSession();
+    if (this.gameWait?.isOpen(args?.progressId)) void this.stopAll();
     this.sendResponse(response);
   }
 
@@ -275,6 +291,10 @@ export class LuaDebugSession extends LoggingDebugSession {
       const file = args.source.path;
       if (file === undefined)
         throw new SessionError('not-supported', 'Breakpoints need a source file path.');
+      if (this.hub) {
+        response.body = { breakpoints: (args.breakpoints ?? []).map(() => HUB_BREAKPOINT) };
+        return;
+      }
       const specs = (args.breakpoints ?? []).map((bp) => ({
         line: this.convertClientLineToDebugger(bp.line),
         condition: bp.condition,
@@ -291,6 +311,10 @@ export class LuaDebugSession extends LoggingDebugSession {
     args: DebugProtocol.SetFunctionBreakpointsArguments,
   ): Promise<void> {
     await this.respond(response, async () => {
+      if (this.hub) {
+        response.body = { breakpoints: args.breakpoints.map(() => HUB_BREAKPOINT) };
+        return;
+      }
       const specs = args.breakpoints.map((bp) => ({
         name: bp.name,
         condition: bp.condition,
@@ -310,13 +334,17 @@ export class LuaDebugSession extends LoggingDebugSession {
     await this.respond(response, async () => {
       const requests = exceptionFilterRequests(args);
       const specs = requests.filter((r): r is ExceptionFilterSpec => r !== undefined);
-      const results = await this.requireSession().setExceptionFilters(specs);
+      // The parent of games keeps none: the client sends each game's session its own.
+      const results = this.hub
+        ? specs.map(() => ({ verified: true }))
+        : await this.requireSession().setExceptionFilters(specs);
       response.body = { breakpoints: exceptionFilterBreakpoints(requests, results) };
     });
   }
 
   protected override threadsRequest(response: DebugProtocol.ThreadsResponse): void {
-    const threads = this.session?.threads() ?? [{ id: 1, name: 'main' }];
+    // The parent of games has no threads: each game's are in its own session.
+    const threads = this.hub ? [] : (this.session?.threads() ?? [{ id: 1, name: 'main' }]);
     response.body = { threads: threads.map((t) => new Thread(t.id, t.name)) };
     this.sendResponse(response);
   }
@@ -325,7 +353,7 @@ export class LuaDebugSession extends LoggingDebugSession {
     response: DebugProtocol.StackTraceResponse,
     args: DebugProtocol.StackTraceArguments,
   ): Promise<void> {
-    await this.respond(response, async () => {
+    await this.respondAboutStop(response, async () => {
       const { frames, total } = this.requireSession().stackTrace(
         args.threadId,
         args.startFrame ?? 0,
@@ -339,7 +367,7 @@ export class LuaDebugSession extends LoggingDebugSession {
     response: DebugProtocol.ScopesResponse,
     args: DebugProtocol.ScopesArguments,
   ): Promise<void> {
-    await this.respond(response, async () => {
+    await this.respondAboutStop(response, async () => {
       const scopes = this.requireSession().scopes(args.frameId);
       response.body = {
         scopes: scopes.map((s) => {
@@ -355,7 +383,7 @@ export class LuaDebugSession extends LoggingDebugSession {
     response: DebugProtocol.VariablesResponse,
     args: DebugProtocol.VariablesArguments,
   ): Promise<void> {
-    await this.respond(response, async () => {
+    await this.respondAboutStop(response, async () => {
       // Large values are listed as index ranges (session/ranges.ts): no separate named part.
       if (args.filter === 'named') {
         response.body = { variables: [] };
@@ -462,7 +490,7 @@ export class LuaDebugSession extends LoggingDebugSession {
     args: DebugProtocol.DisconnectArguments,
   ): Promise<void> {
     await this.respond(response, async () => {
-      await this.session?.stopSession({ terminateDebuggee: args?.terminateDebuggee });
+      await this.stopAll({ terminateDebuggee: args?.terminateDebuggee });
     });
   }
 
@@ -470,7 +498,7 @@ export class LuaDebugSession extends LoggingDebugSession {
     response: DebugProtocol.TerminateResponse,
   ): Promise<void> {
     await this.respond(response, async () => {
-      await this.session?.stopSession();
+      await this.stopAll();
     });
   }
 
@@ -509,63 +537,75 @@ export class LuaDebugSession extends LoggingDebugSession {
 
   /** The DAP link is gone: a launched program must not outlive it. */
   override shutdown(): void {
-    void this.session?.stopSession();
+    void this.stopAll();
     super.shutdown();
   }
 
   /** VS Code (inline) and the MCP tools dispose of the adapter when they are done with it. */
   override dispose(): void {
-    void this.session?.stopSession();
+    void this.stopAll();
     super.dispose();
   }
 
   // ---------------------------------------------------------------------------------------------
   // Several games on one port (gameHandoff.ts)
 
-  /** A further game connected: greet it, then ask the client for a session of its own. */
-  private async openGameSession(
-    connection: SessionConnection,
+  /**
+   * Attach as the parent of games (gameHub.ts): listen, and hand every game to a child session.
+   * As for a plain attach, a client that shows progress gets the response at once.
+   */
+  private async attachAsHub(
+    args: AttachArguments,
     raw: DebugProtocol.AttachRequestArguments,
-    endpoint: string,
   ): Promise<void> {
-    const session = this.session;
-    if (!session) {
-      void connection.close();
+    if (this.session || this.hub) throw alreadyRunning();
+    this.startTrace(args.trace, raw);
+    const settings = { ...toSessionSettings(args), tracer: this.tracer };
+    const hub = new GameHub(settings, raw as Record<string, unknown>, {
+      output: (category, text) => this.sendEvent(new OutputEvent(text, category)),
+      openChild: (configuration) => this.openChildSession(configuration),
+      ended: (reason, error) => this.announceEnd(reason, error),
+    });
+    this.hub = hub;
+    // Now the client may send breakpoints (answered for the games) and configurationDone.
+    this.sendEvent(new InitializedEvent());
+    await this.waitForConfiguration();
+    const port = args.connectionPort ?? DEFAULT_ATTACH_PORT;
+    const seconds = args.connectionTimeout ?? ATTACH_CONNECT_TIMEOUT_S;
+    const listenHost = args.connectionHost;
+    await hub.listen({
+      port,
+      host: listenHost,
+      requestTimeoutMs: settings.requestTimeoutMs,
+      connectionTimeoutS: seconds,
+      tracer: settings.tracer,
+    });
+    const wait = new GameWait({ port, listenHost, seconds }, (event) => this.sendEvent(event));
+    this.sendEvent(new OutputEvent(wait.consoleLine(), 'console'));
+    const started = hub.start(seconds * 1000);
+    if (!this.clientShowsProgress) {
+      await started;
       return;
     }
-    let handshake;
-    try {
-      handshake = await greetGame(connection, session.settings);
-    } catch (error) {
-      void connection.close();
-      session.addOutput(
-        'important',
-        `Another game connected on ${endpoint}, but ${toSessionError(error).message}\n`,
+    this.gameWait = wait;
+    wait.begin();
+    this.failureInResponse = false;
+    started.then(
+      () => wait.end('A game connected.'),
+      (error: unknown) => wait.end(toSessionError(error).message.split('\n')[0]),
+    );
+  }
+
+  /** Asks the client for a game's session; resolves with why it refused, if it did. */
+  private openChildSession(configuration: Record<string, unknown>): Promise<string | undefined> {
+    return new Promise((resolve) => {
+      this.sendRequest(
+        'startDebugging',
+        { request: 'attach', configuration } satisfies DebugProtocol.StartDebuggingRequestArguments,
+        10_000,
+        (reply) => resolve(reply.success ? undefined : (reply.message ?? 'the client refused')),
       );
-      return;
-    }
-    const name = gameTitle(handshake, `Lua game ${++this.extraGames + 1}`);
-    const id = offerGame({ connection, handshake, endpoint });
-    session.addOutput(
-      'console',
-      `Another game connected on ${endpoint}: "${name}" is debugged in a session of its own.\n`,
-    );
-    this.sendRequest(
-      'startDebugging',
-      {
-        request: 'attach',
-        configuration: childConfiguration(raw as Record<string, unknown>, name, id),
-      } satisfies DebugProtocol.StartDebuggingRequestArguments,
-      10_000,
-      (reply) => {
-        if (reply.success) return;
-        withdrawGame(id);
-        session.addOutput(
-          'important',
-          `Could not open a session for "${name}": ${reply.message ?? 'the client refused'}. It was disconnected.\n`,
-        );
-      },
-    );
+    });
   }
 
   /** A child session for a game its parent offered: it takes the connection over. */
@@ -584,6 +624,7 @@ export class LuaDebugSession extends LoggingDebugSession {
         );
       }
       const session = this.createSession(toSessionSettings(args), args.trace, raw);
+      this.leaveParent = offer.join?.({ stop: () => session.stopSession() });
       await this.waitForConfiguration();
       await session.start(handoffConnector(offer.connection, offer.handshake, offer.endpoint));
     });
@@ -596,12 +637,7 @@ export class LuaDebugSession extends LoggingDebugSession {
     trace: TraceSwitch,
     request: object,
   ): LuaSession {
-    if (this.session) {
-      throw new SessionError(
-        'invalid-state',
-        'This debug adapter already runs a session; start a new one.',
-      );
-    }
+    if (this.session || this.hub) throw alreadyRunning();
     this.startTrace(trace, request);
     const session = new LuaSession(
       { ...settings, tracer: this.tracer },
@@ -681,19 +717,32 @@ export class LuaDebugSession extends LoggingDebugSession {
     );
     session.on('exited', (e) => this.sendEvent(new ExitedEvent(e.exitCode)));
     session.on('terminated', (t) => {
-      // Say why the session ended (a dropped link, the exit code, an error), then end it. An
-      // error is shown to the user once: by the failed launch/attach response when there is one
-      // (a dialog in VS Code), else as important output (a notification).
-      const shown = t.error !== undefined && !this.failureInResponse;
-      this.sendEvent(new OutputEvent(`${t.reason}\n`, shown ? 'important' : 'console'));
-      this.gameWait?.end(t.reason.split('\n')[0]);
-      const body: EndedEventBody = {
-        reason: t.reason,
-        ...(t.error ? { error: { code: t.error.code, id: t.error.id } } : {}),
-      };
-      this.sendEvent(new Event(ENDED_EVENT, body));
-      this.sendEvent(new TerminatedEvent());
+      this.leaveParent?.();
+      this.announceEnd(t.reason, t.error);
     });
+  }
+
+  /**
+   * Says why the session ended (a dropped link, the exit code, an error), then ends it. An error
+   * is shown to the user once: by the failed launch/attach response when there is one (a dialog
+   * in VS Code), else as important output (a notification).
+   */
+  private announceEnd(reason: string, error: SessionError | undefined): void {
+    const shown = error !== undefined && !this.failureInResponse;
+    this.sendEvent(new OutputEvent(`${reason}\n`, shown ? 'important' : 'console'));
+    this.gameWait?.end(reason.split('\n')[0]);
+    const body: EndedEventBody = {
+      reason,
+      ...(error ? { error: { code: error.code, id: error.id } } : {}),
+    };
+    this.sendEvent(new Event(ENDED_EVENT, body));
+    this.sendEvent(new TerminatedEvent());
+  }
+
+  /** Ends the session: the parent of games ends its games' sessions too. */
+  private stopAll(options: { terminateDebuggee?: boolean } = {}): Promise<void> {
+    if (this.hub) return this.hub.stop();
+    return this.session?.stopSession(options) ?? Promise.resolve();
   }
 
   private async waitForConfiguration(): Promise<void> {
@@ -712,6 +761,13 @@ export class LuaDebugSession extends LoggingDebugSession {
   }
 
   private requireSession(): LuaSession {
+    if (this.hub) {
+      throw new SessionError(
+        'not-supported',
+        `This session listens for games on ${this.hub.endpoint} and runs no program itself: ` +
+          "each game is debugged in a session of its own under it. Use a game's session.",
+      );
+    }
     if (!this.session) {
       throw new SessionError('not-active', 'No Lua session: launch or attach first.');
     }
@@ -738,13 +794,30 @@ export class LuaDebugSession extends LoggingDebugSession {
   }
 
   /**
+   * Answers a view's request for the current stop's data (call stack, scopes, variables). When
+   * the program was resumed from elsewhere (an agent, another client) while VS Code was still
+   * reading the stop it had shown, its requests about that stop fail; the views show such a
+   * failure in place and a `continued` event follows, so it is not a notification as well.
+   */
+  private respondAboutStop<R extends DebugProtocol.Response>(
+    response: R,
+    handler: () => Promise<void> | void,
+  ): Promise<void> {
+    return this.respond(response, handler, (failure) => ({
+      showUser: !STOP_ENDED_CODES.has(failure.code),
+    }));
+  }
+
+  /**
    * Runs a request handler; a failure becomes an error response with the session error's id,
    * shown to the user (`showUser: true`) unless `display` says otherwise (`{}`: left unset).
    */
   private async respond<R extends DebugProtocol.Response>(
     response: R,
     handler: () => Promise<void> | void,
-    display: { showUser?: boolean } = { showUser: true },
+    display: { showUser?: boolean } | ((failure: SessionError) => { showUser?: boolean }) = {
+      showUser: true,
+    },
   ): Promise<void> {
     try {
       await handler();
@@ -755,7 +828,7 @@ export class LuaDebugSession extends LoggingDebugSession {
       this.sendErrorResponse(response, {
         id: failure.id,
         format: failure.message,
-        ...display,
+        ...(typeof display === 'function' ? display(failure) : display),
       });
     }
   }

@@ -34,20 +34,42 @@ export type ReloadSession = Pick<DebugSessionPort, 'customRequest'>;
 
 /**
  * The LuaPanda session a reload goes to: the focused one — with several games on one port, the
- * game the user looks at (a child session, which the channel folds into its root) — else the
- * channel's active one, else its newest LuaPanda session.
+ * game the user looks at (a child session of the attach session) — else the channel's active
+ * one, else its newest LuaPanda session. An attach session, which runs no program itself, stands
+ * for its games: the file is reloaded into every one.
  */
 export function reloadTarget(channel: DebugChannel): ReloadSession | undefined {
   const focused = vscode.debug.activeDebugSession;
   if (focused?.type === DEBUG_TYPE) {
-    return { customRequest: async (command, args) => focused.customRequest(command, args) };
+    return (
+      everyGame(channel, focused.id) ?? {
+        customRequest: async (command, args) => focused.customRequest(command, args),
+      }
+    );
   }
   const active = channel.activeSession();
-  if (active?.type === DEBUG_TYPE) return active;
-  return channel
-    .sessions()
-    .filter((s) => s.type === DEBUG_TYPE)
-    .at(-1);
+  const target =
+    active?.type === DEBUG_TYPE
+      ? active
+      : channel
+          .sessions()
+          .filter((s) => s.type === DEBUG_TYPE)
+          .at(-1);
+  return target && (everyGame(channel, target.id) ?? target);
+}
+
+/** The games of the attach session `id` as one reload target (the first failure, or a report). */
+function everyGame(channel: DebugChannel, id: string): ReloadSession | undefined {
+  const games = channel.sessions().filter((s) => s.parentId === id);
+  if (games.length === 0) return undefined;
+  return {
+    customRequest: async (command, args) => {
+      const reports = (await Promise.all(
+        games.map((game) => game.customRequest(command, args)),
+      )) as HotReloadReport[];
+      return reports.find((r) => r.status !== 'success') ?? reports[0];
+    },
+  };
 }
 
 /** Sends one reload; never rejects. */

@@ -47,6 +47,8 @@ class VscodeSessionPort implements DebugSessionPort {
   focus: vscode.DebugSession;
   ended = false;
   readonly exceptionFilters = new ExceptionFilterState();
+  /** The exception filters an agent started it with: its games' sessions get them too. */
+  startFilters: readonly ExceptionFilterEntry[] | undefined;
 
   constructor(
     readonly session: vscode.DebugSession,
@@ -211,9 +213,16 @@ export class VscodeDebugChannel
     const root = this.register(session);
     const marker = session.configuration[START_MARKER] as string | undefined;
     const pending = new Map<number, DebugProtocol.Request>();
-    // The agent's exception filters for this start, applied once VS Code has configured it.
-    let startFilters = marker !== undefined ? this.startFilters.get(marker) : undefined;
+    // The agent's exception filters for this start (or for the attach session a game came in
+    // on), applied once VS Code has configured it.
+    let startFilters =
+      marker !== undefined
+        ? this.startFilters.get(marker)
+        : root.parentId !== undefined
+          ? this.roots.get(root.parentId)?.startFilters
+          : undefined;
     if (marker !== undefined) this.startFilters.delete(marker);
+    if (root.session === session) root.startFilters = startFilters;
     return {
       onWillReceiveMessage: (message: DebugProtocol.ProtocolMessage) => {
         if (message.type !== 'request') return;

@@ -9,6 +9,7 @@ import type { ToolResult } from './results';
 /** Every code an error result can carry, and when. */
 export const MCP_ERRORS = {
   'no-session': 'no debug session is active, or none has the id given',
+  'several-games': "the session given is an attach session with several games: pass a game's id",
   'not-paused': 'the tool reads a stopped program, and it is not stopped',
   'session-ended': 'the session ended with an error while the tool waited',
   'not-allowed': 'the user did not allow the agent this (evaluate or reload code)',
@@ -37,6 +38,19 @@ export function error(code: McpErrorCode, message: string): ToolResult {
 
 export function unknownSession(sessionId: string, known: string): ToolResult {
   return error('no-session', `No debug session with id "${sessionId}". Live sessions: ${known}.`);
+}
+
+/** A tool that acts on a game was given an attach session with several: it names them. */
+export function severalGames(
+  parent: { id: string; name: string },
+  games: readonly { id: string; name: string }[],
+): ToolResult {
+  const list = games.map((g) => `${g.id} ("${g.name}")`).join(', ');
+  return error(
+    'several-games',
+    `The session ${parent.id} ("${parent.name}") runs no program itself: ${games.length} games ` +
+      `are attached to it, each a session of its own: ${list}. Pass one of those as session_id.`,
+  );
 }
 
 export function noActiveSession(): ToolResult {

@@ -33,8 +33,12 @@ interface Entry {
   line?: number;
   /** What the checks of a Lua file said before any session answered. */
   precheck?: PrecheckedBreakpoint;
-  /** The `seq` of the adapter message that last set its state: an older answer does not undo it. */
+  /**
+   * The `seq` of the adapter message that last set its state, and whose adapter it was: an older
+   * answer of the same adapter does not undo it (each adapter numbers its own messages).
+   */
   seq?: number;
+  seqFrom?: string;
 }
 
 interface AdapterEvent {
@@ -145,7 +149,7 @@ export class HeadlessBreakpoints implements BreakpointService {
       return;
     }
     const entry = this.entries.get(ours) ?? this.functions.get(ours);
-    if (entry) applyEvent(entry, { body, seq });
+    if (entry) applyEvent(entry, { body, seq }, sessionId);
   }
 
   /** Sends every function breakpoint (DAP replaces the whole list) to `targets`. */
@@ -198,13 +202,14 @@ export class HeadlessBreakpoints implements BreakpointService {
         const event = early?.get(answer.id);
         early?.delete(answer.id);
         if (event && event.seq > seq) {
-          applyEvent(entry, event);
+          applyEvent(entry, event, sessionId);
           return;
         }
       }
       // A breakpoint event the adapter sent after this answer was already applied.
-      if (entry.seq !== undefined && entry.seq > seq) return;
+      if (newerThan(entry, sessionId, seq)) return;
       entry.seq = seq;
+      entry.seqFrom = sessionId;
       apply(entry, answer);
     });
   }
@@ -263,9 +268,15 @@ function lineAnswer(entry: Entry, answer: DebugProtocol.Breakpoint): void {
   entry.line = answer.line;
 }
 
+/** The entry holds a state that `sessionId`'s adapter sent after its message `seq`. */
+function newerThan(entry: Entry | FunctionEntry, sessionId: string, seq: number): boolean {
+  return entry.seq !== undefined && entry.seqFrom === sessionId && entry.seq > seq;
+}
+
 /** A breakpoint event of the adapter, unless the entry already holds a newer state. */
-function applyEvent(entry: Entry | FunctionEntry, event: AdapterEvent): void {
-  if (entry.seq !== undefined && entry.seq > event.seq) return;
+function applyEvent(entry: Entry | FunctionEntry, event: AdapterEvent, sessionId: string): void {
+  if (newerThan(entry, sessionId, event.seq)) return;
+  entry.seqFrom = sessionId;
   const { breakpoint } = event.body;
   entry.verified = breakpoint.verified;
   entry.message = breakpoint.message;

@@ -81,10 +81,12 @@ export class HeadlessChannel extends ChannelEventSource implements DebugChannel 
       );
     }
     const client = new DapClient(adapter);
-    // A further game on an attach port: the adapter asks for a session of its own (as VS Code
-    // opens a child session). It starts beside this one, with this one's exception filters.
+    // A game on an attach port: the adapter asks for a session of its own (as VS Code opens a
+    // child session). It starts beside this one, with this one's exception filters and the
+    // breakpoints; the attach session, which runs no program, binds none from now on.
     client.reverseRequests.set('startDebugging', async (args) => {
       const request = args as DebugProtocol.StartDebuggingRequestArguments;
+      this.breakpoints.detach(session.id);
       const child = { ...request.configuration, request: request.request } as LaunchConfiguration;
       const filters = session.exceptionFilters.active;
       void this.start(

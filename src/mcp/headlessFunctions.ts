@@ -12,8 +12,9 @@ export interface FunctionEntry {
   /** Where a session bound it. */
   filePath?: string;
   line?: number;
-  /** The `seq` of the adapter message that last set its state. */
+  /** The `seq` of the adapter message that last set its state, and that adapter's session. */
   seq?: number;
+  seqFrom?: string;
 }
 
 export function functionAnswer(entry: FunctionEntry, answer: DebugProtocol.Breakpoint): void {

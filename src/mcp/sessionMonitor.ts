@@ -42,15 +42,18 @@ export interface EndInfo {
   readonly error?: string;
 }
 
+/** A stop or an end says whose it is: a wait on an attach session's games takes any game's. */
 export type WaitOutcome =
-  | { readonly kind: 'stopped'; readonly stop: StopRecord }
-  | ({ readonly kind: 'ended' } & EndInfo)
+  | { readonly kind: 'stopped'; readonly stop: StopRecord; readonly session?: DebugSessionPort }
+  | ({ readonly kind: 'ended'; readonly session?: DebugSessionPort } & EndInfo)
   | { readonly kind: 'timeout' }
   | { readonly kind: 'interrupted'; readonly reason: string }
   | { readonly kind: 'cancelled' };
 
 interface Waiter {
   readonly sessionId: string;
+  /** With `games`: the session itself or one of its games' sessions (their `parentId`). */
+  readonly matches: (session: DebugSessionPort) => boolean;
   readonly afterSeq: number;
   readonly settle: (outcome: WaitOutcome) => void;
 }
@@ -58,6 +61,11 @@ interface Waiter {
 export interface WaitOptions {
   timeoutMs: number;
   signal?: AbortSignal;
+  /**
+   * Also the first stop or end of a game session under it (an attach session hands each game to
+   * a session of its own); the outcome says whose it is.
+   */
+  games?: boolean;
 }
 
 /** Warnings kept per session until a result carries them; older ones are counted, not kept. */
@@ -158,7 +166,10 @@ export class SessionMonitor implements Disposable {
     afterSeq: number,
     options: WaitOptions,
   ): Promise<WaitOutcome> {
-    const ready = this.outcomeAfter(sessionId, afterSeq);
+    const matches = options.games
+      ? (s: DebugSessionPort) => s.id === sessionId || s.parentId === sessionId
+      : (s: DebugSessionPort) => s.id === sessionId;
+    const ready = this.firstOutcome(matches, afterSeq);
     if (ready) return Promise.resolve(ready);
     if (options.signal?.aborted) return Promise.resolve({ kind: 'cancelled' });
     return new Promise((resolve) => {
@@ -169,7 +180,7 @@ export class SessionMonitor implements Disposable {
         resolve(outcome);
         this.waitingChanged();
       };
-      const waiter: Waiter = { sessionId, afterSeq, settle: finish };
+      const waiter: Waiter = { sessionId, matches, afterSeq, settle: finish };
       const onAbort = () => finish({ kind: 'cancelled' });
       const timer = setTimeout(() => finish({ kind: 'timeout' }), options.timeoutMs);
       options.signal?.addEventListener('abort', onAbort);
@@ -225,18 +236,41 @@ export class SessionMonitor implements Disposable {
     return undefined;
   }
 
-  private outcomeAfter(sessionId: string, afterSeq: number): WaitOutcome | undefined {
-    const tracked = this.tracked.get(sessionId);
-    if (!tracked) return undefined;
+  /** The earliest stop or end after `afterSeq` among the sessions that `matches` takes. */
+  private firstOutcome(
+    matches: (session: DebugSessionPort) => boolean,
+    afterSeq: number,
+  ): WaitOutcome | undefined {
+    let first: { seq: number; outcome: WaitOutcome } | undefined;
+    for (const tracked of this.tracked.values()) {
+      if (!matches(tracked.session)) continue;
+      const found = this.outcomeAfter(tracked, afterSeq);
+      if (found && (!first || found.seq < first.seq)) first = found;
+    }
+    return first?.outcome;
+  }
+
+  private outcomeAfter(
+    tracked: Tracked,
+    afterSeq: number,
+  ): { seq: number; outcome: WaitOutcome } | undefined {
+    const { session } = tracked;
     if (tracked.lastStop && tracked.lastStop.seq > afterSeq && tracked.state === 'Stopped') {
-      return { kind: 'stopped', stop: tracked.lastStop };
+      return {
+        seq: tracked.lastStop.seq,
+        outcome: { kind: 'stopped', stop: tracked.lastStop, session },
+      };
     }
     if (tracked.endedSeq !== undefined && tracked.endedSeq > afterSeq) {
       return {
-        kind: 'ended',
-        exitCode: tracked.exitCode,
-        reason: tracked.endReason,
-        error: tracked.endError,
+        seq: tracked.endedSeq,
+        outcome: {
+          kind: 'ended',
+          session,
+          exitCode: tracked.exitCode,
+          reason: tracked.endReason,
+          error: tracked.endError,
+        },
       };
     }
     return undefined;
@@ -331,9 +365,11 @@ export class SessionMonitor implements Disposable {
   }
 
   private wake(sessionId: string): void {
+    const tracked = this.tracked.get(sessionId);
+    if (!tracked) return;
     for (const waiter of [...this.waiters]) {
-      if (waiter.sessionId !== sessionId) continue;
-      const outcome = this.outcomeAfter(sessionId, waiter.afterSeq);
+      if (!waiter.matches(tracked.session)) continue;
+      const outcome = this.firstOutcome(waiter.matches, waiter.afterSeq);
       if (outcome) waiter.settle(outcome);
     }
   }

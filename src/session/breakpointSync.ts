@@ -24,7 +24,7 @@ export interface BreakpointSyncHost {
 
 type BoundNotice = Extract<LuaNotification, { kind: 'bound' }>;
 
-/** The runtime's word on a failing condition (lua/luapanda/session.lua, said once). */
+/** The runtime's word on a failing condition (lua/luapanda/hits.lua, said once). */
 const CONDITION_FAILED = /^LuaPanda: the condition of the breakpoint at line (\d+) \(/;
 
 export class BreakpointSync {

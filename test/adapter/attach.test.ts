@@ -5,19 +5,29 @@ import * as net from 'node:net';
 import * as path from 'node:path';
 import { LuaInterpreter, luaInterpreters } from '../harness/interpreters';
 import { REPO_ROOT, spawnLua } from '../harness/luaProcess';
+import { omit, scenario } from '../harness/scenario';
 import { DapTest, TIMEOUT_MS, fixture, freePort } from './dapHarness';
 
 const RUNTIME_DIR = path.join(REPO_ROOT, 'dist', 'lua');
+const reconnect = scenario('reconnect');
 
-/** Attaches to fixture `name` with a breakpoint on its line 7 and waits for the stop there. */
-async function attachGame(t: DapTest, lua: LuaInterpreter, name: string, attributes = {}) {
-  const file = fixture(name);
+/**
+ * Attaches to the game `file` with a breakpoint on `line` (by default line 7, where the
+ * fixtures attach.lua and attachRuntimeError.lua have theirs) and waits for the stop there.
+ */
+async function attachGame(
+  t: DapTest,
+  lua: LuaInterpreter,
+  file: string,
+  attributes = {},
+  line = 7,
+) {
   const game = await t.attachGame(lua, file, {
     attributes,
-    breakpoints: { [file]: [{ line: 7 }] },
+    breakpoints: { [file]: [{ line }] },
     luaPath: [RUNTIME_DIR],
   });
-  const stop = await t.stoppedAt('breakpoint', file, 7);
+  const stop = await t.stoppedAt('breakpoint', file, line);
   return { game, file, stop };
 }
 
@@ -33,7 +43,7 @@ for (const lua of luaInterpreters()) {
     });
 
     it('waits for the game, stops it, detaches and lets it run on', async () => {
-      const { game, stop } = await attachGame(t, lua, 'attach.lua');
+      const { game, stop } = await attachGame(t, lua, fixture('attach.lua'));
       assert.ok(Number((await t.locals(stop.top.id)).value) > 0);
       await t.dc.disconnectRequest({});
       const exit = await game.waitForExit(TIMEOUT_MS);
@@ -42,7 +52,7 @@ for (const lua of luaInterpreters()) {
     });
 
     it('stops on a runtime error nothing catches, before the game dies', async () => {
-      const { game, file } = await attachGame(t, lua, 'attachRuntimeError.lua');
+      const { game, file } = await attachGame(t, lua, fixture('attachRuntimeError.lua'));
       await t.dc.continueRequest({ threadId: 1 });
       const stop = await t.stoppedAt('exception', file, 7);
       assert.equal((await t.locals(stop.top.id)).count, '2');
@@ -56,11 +66,19 @@ for (const lua of luaInterpreters()) {
     });
 
     it('with autoReconnect waits for the game to come back and stops it again', async () => {
+      // The port is the test's: the rest of the configuration is the scenario's launch.json.
+      const label = reconnect.line('comesBack.lua', 'label');
       const {
         game,
         file,
         stop: first,
-      } = await attachGame(t, lua, 'reconnect.lua', { autoReconnect: true });
+      } = await attachGame(
+        t,
+        lua,
+        reconnect.file('comesBack.lua'),
+        omit(reconnect.configuration('Attach to comesBack.lua'), 'connectionPort'),
+        label,
+      );
       const firstN = (await t.locals(first.top.id)).n;
       assert.equal(
         firstN,
@@ -68,7 +86,7 @@ for (const lua of luaInterpreters()) {
         `first stop; game: ${game.stdout} ${game.stderr}; adapter: ${t.output}`,
       );
       await t.dc.continueRequest({ threadId: 1 });
-      const second = await t.stoppedAt('breakpoint', file, 7);
+      const second = await t.stoppedAt('breakpoint', file, label);
       assert.equal((await t.locals(second.top.id)).n, '2');
       assert.match(t.output, /disconnected; waiting for it/);
       await t.dc.disconnectRequest({});
@@ -131,7 +149,7 @@ describe('adapter attach errors', () => {
 
   it('ends cleanly, saying so, when the game dies', async () => {
     const lua = luaInterpreters()[0];
-    const { game } = await attachGame(t, lua, 'attach.lua');
+    const { game } = await attachGame(t, lua, fixture('attach.lua'));
     game.kill();
     await t.ended();
     assert.match(t.output, /closed the debug connection/);

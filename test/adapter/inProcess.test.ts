@@ -7,6 +7,7 @@ import { spawn } from 'node:child_process';
 import * as path from 'node:path';
 import { LuaDebugSession } from '../../src/adapter';
 import { luaInterpreters } from '../harness/interpreters';
+import { scenario } from '../harness/scenario';
 import { ADAPTER, TIMEOUT_MS, assertProcessGone, fixture } from './dapHarness';
 
 /** A minimal DAP client for an adapter object in this process. */
@@ -152,24 +153,22 @@ describe(`adapter in process and as a server (${lua.command})`, function () {
       dc.defaultTimeout = TIMEOUT_MS;
       await dc.start(port);
       try {
-        const file = fixture('recursion.lua');
+        const recursion = scenario('recursion');
+        const file = recursion.file('main.lua');
+        const base = recursion.line('main.lua', 'base');
         const configured = dc.waitForEvent('initialized').then(async () => {
-          await dc.setBreakpointsRequest({ source: { path: file }, breakpoints: [{ line: 4 }] });
+          await dc.setBreakpointsRequest({ source: { path: file }, breakpoints: [{ line: base }] });
           await dc.configurationDoneRequest();
         });
         const stopped = dc.waitForEvent('stopped');
         await dc.initializeRequest();
         await Promise.all([
           configured,
-          dc.launchRequest({
-            program: file,
-            cwd: path.dirname(file),
-            luaPath: lua.command,
-          } as never),
+          dc.launchRequest(recursion.configuration('Launch main.lua', lua) as never),
         ]);
         assert.equal(((await stopped) as DebugProtocol.StoppedEvent).body.reason, 'breakpoint');
         const trace = await dc.stackTraceRequest({ threadId: 1 });
-        assert.equal(trace.body.stackFrames[0].line, 4);
+        assert.equal(trace.body.stackFrames[0].line, base);
         await dc.disconnectRequest({ terminateDebuggee: true });
       } finally {
         await dc.stop();

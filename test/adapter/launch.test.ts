@@ -5,8 +5,15 @@ import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import { nativeBuildFile } from '../../src/session/nativeBuilds';
 import { NATIVE_DIR, luaInterpreters, nativeAbiOf } from '../harness/interpreters';
+import { type Scenario, scenario } from '../harness/scenario';
 import { DapTest, fixture, markerLine, rawRequest } from './dapHarness';
+import { EventRecord } from './eventRecord';
 import { checkGolden, transcript } from './golden';
+
+const recursion = scenario('recursion');
+const coroutines = scenario('coroutines');
+const samename = scenario('samename');
+const variables = scenario('variables');
 
 for (const lua of luaInterpreters()) {
   describe(`adapter launch on ${lua.command}`, function () {
@@ -22,6 +29,12 @@ for (const lua of luaInterpreters()) {
 
     const launch = (file: string, options: Parameters<DapTest['launch']>[3] = {}, extra = {}) =>
       t.launch(lua.command, file, extra, options);
+    /** Launches a scenario with the configuration of its launch.json. */
+    const launchScenario = (
+      sc: Scenario,
+      options: Parameters<DapTest['start']>[2] = {},
+      extra: Record<string, unknown> = {},
+    ) => t.start('launch', { ...sc.configuration('Launch main.lua', lua), ...extra }, options);
 
     it('stops on a line breakpoint, verified, with the hit breakpoint id', async () => {
       const file = fixture('breakpoints.lua');
@@ -89,52 +102,63 @@ for (const lua of luaInterpreters()) {
       assert.match(t.output, /total\t15/);
     });
 
-    it('steps through recursion: in, over, out, with a golden stop state', async () => {
-      const file = fixture('recursion.lua');
-      await launch(file, { breakpoints: { [file]: [{ line: 4 }] } });
-      const stop = await t.stoppedAt('breakpoint', file, 4);
+    it('steps through recursion: in, over, out, with a golden transcript', async () => {
+      const file = recursion.file('main.lua');
+      const record = new EventRecord(t.dc);
+      const base = recursion.line('main.lua', 'base');
+      await launchScenario(recursion, { breakpoints: { [file]: [{ line: base }] } });
+      const stop = await t.stoppedAt('breakpoint', file, base);
       assert.equal(stop.frames.filter((f) => f.name === 'fact').length, 3, 'three fact frames');
-      checkGolden(`recursion.${lua.command}`, await transcript(t.dc, 1, { frames: 2 }));
+      record.stopState(await transcript(t.dc, 1, { frames: 2 }));
       await t.dc.stepOutRequest({ threadId: 1 });
       const out = await t.stoppedAt('step', file);
-      assert.equal(out.top.line, 7);
+      assert.equal(out.top.line, recursion.line('main.lua', 'multiply'));
       assert.equal(out.frames.filter((f) => f.name === 'fact').length, 2);
       await t.dc.nextRequest({ threadId: 1 });
       await t.stoppedAt('step', file);
       await t.dc.continueRequest({ threadId: 1 });
       await t.ended();
       assert.match(t.output, /fact\t6/);
+      checkGolden('recursion', lua.command, record.text());
     });
 
     it('steps into a function', async () => {
-      const file = fixture('recursion.lua');
-      await launch(file, { breakpoints: { [file]: [{ line: 10 }] } });
-      await t.stoppedAt('breakpoint', file, 10);
+      const file = recursion.file('main.lua');
+      const call = recursion.line('main.lua', 'call');
+      await launchScenario(recursion, { breakpoints: { [file]: [{ line: call }] } });
+      await t.stoppedAt('breakpoint', file, call);
       await t.dc.stepInRequest({ threadId: 1 });
-      const inside = await t.stoppedAt('step', file, 3);
+      const inside = await t.stoppedAt('step', file, recursion.line('main.lua', 'test'));
       assert.equal(inside.top.name, 'fact');
     });
 
-    it('stops inside a coroutine and shows the thread that stopped', async () => {
-      const file = fixture('coroutines.lua');
-      await launch(file, { breakpoints: { [file]: [{ line: 5 }] } });
-      const stop = await t.stoppedAt('breakpoint', file, 5);
+    it('stops inside a coroutine and shows the thread that stopped, with a golden transcript', async () => {
+      const file = coroutines.file('main.lua');
+      const record = new EventRecord(t.dc);
+      const yieldLine = coroutines.line('main.lua', 'yield');
+      await launchScenario(coroutines, { breakpoints: { [file]: [{ line: yieldLine }] } });
+      const stop = await t.stoppedAt('breakpoint', file, yieldLine);
       const threads = await t.dc.threadsRequest();
       assert.ok(threads.body.threads.some((th) => th.id === stop.event.threadId));
       assert.equal((await t.locals(stop.top.id)).label, '"job1"');
-      checkGolden(`coroutines.${lua.command}`, await transcript(t.dc, stop.event.threadId ?? 1));
+      record.stopState(await transcript(t.dc, stop.event.threadId ?? 1));
       await t.dc.continueRequest({ threadId: stop.event.threadId ?? 1 });
-      const again = await t.stoppedAt('breakpoint', file, 5);
+      const again = await t.stoppedAt('breakpoint', file, yieldLine);
       assert.equal((await t.locals(again.top.id)).label, '"job2"');
+      // To the end, so that the recorded sequence ends where the session does.
+      await t.dc.continueRequest({ threadId: again.event.threadId ?? 1 });
+      await t.ended();
+      checkGolden('coroutines', lua.command, record.text());
     });
 
     it('steps over a yield into the resumer, and steps back into the coroutine', async () => {
-      const file = fixture('coroutines.lua');
-      await launch(file, { breakpoints: { [file]: [{ line: 5 }] } });
-      const inside = await t.stoppedAt('breakpoint', file, 5);
+      const file = coroutines.file('main.lua');
+      const yieldLine = coroutines.line('main.lua', 'yield');
+      await launchScenario(coroutines, { breakpoints: { [file]: [{ line: yieldLine }] } });
+      const inside = await t.stoppedAt('breakpoint', file, yieldLine);
       assert.notEqual(inside.event.threadId, 1, 'the coroutine is its own thread');
       await t.dc.nextRequest({ threadId: inside.event.threadId ?? 1 });
-      const resumer = await t.stoppedAt('step', file, 14);
+      const resumer = await t.stoppedAt('step', file, coroutines.line('main.lua', 'afterResume'));
       assert.equal(resumer.event.threadId, 1);
       // The loop reaches the resume again (lines differ by interpreter), then steps into it.
       let stop = resumer;
@@ -143,7 +167,7 @@ for (const lua of luaInterpreters()) {
         stop = await t.stoppedAt('step', file);
       }
       assert.equal(stop.event.threadId, inside.event.threadId, 'back in the same coroutine');
-      assert.equal(stop.top.line, 3);
+      assert.equal(stop.top.line, coroutines.line('main.lua', 'loop'));
     });
 
     it('stops on an uncaught error with the error text', async () => {
@@ -261,10 +285,11 @@ for (const lua of luaInterpreters()) {
     });
 
     it('tells same-name files in different folders apart', async () => {
-      const main = fixture('samename', 'main.lua');
-      const utilB = fixture('samename', 'b', 'util.lua');
-      await launch(main, { breakpoints: { [utilB]: [{ line: 3 }] } });
-      const stop = await t.stoppedAt('breakpoint', utilB, 3);
+      const main = samename.file('main.lua');
+      const utilB = samename.file('b', 'util.lua');
+      const nameLine = samename.line('b/util.lua', 'name');
+      await launchScenario(samename, { breakpoints: { [utilB]: [{ line: nameLine }] } });
+      const stop = await t.stoppedAt('breakpoint', utilB, nameLine);
       assert.equal(stop.frames[1].source?.path, main);
       await t.dc.continueRequest({ threadId: 1 });
       await t.ended();
@@ -272,13 +297,16 @@ for (const lua of luaInterpreters()) {
     });
 
     it('keeps breakpoints in both same-name files and stops in each', async () => {
-      const main = fixture('samename', 'main.lua');
-      const utilA = fixture('samename', 'a', 'util.lua');
-      const utilB = fixture('samename', 'b', 'util.lua');
-      await launch(main, { breakpoints: { [utilA]: [{ line: 3 }], [utilB]: [{ line: 3 }] } });
-      await t.stoppedAt('breakpoint', utilA, 3);
+      const utilA = samename.file('a', 'util.lua');
+      const utilB = samename.file('b', 'util.lua');
+      const lineA = samename.line('a/util.lua', 'name');
+      const lineB = samename.line('b/util.lua', 'name');
+      await launchScenario(samename, {
+        breakpoints: { [utilA]: [{ line: lineA }], [utilB]: [{ line: lineB }] },
+      });
+      await t.stoppedAt('breakpoint', utilA, lineA);
       await t.dc.continueRequest({ threadId: 1 });
-      await t.stoppedAt('breakpoint', utilB, 3);
+      await t.stoppedAt('breakpoint', utilB, lineB);
       await t.dc.continueRequest({ threadId: 1 });
       await t.ended();
       assert.match(t.output, /a\tb/);
@@ -301,11 +329,13 @@ for (const lua of luaInterpreters()) {
       assert.match(t.output, /native accelerator: luapanda_native\d\d in use/);
     });
 
-    it('inspects, evaluates and sets variables, with a golden stop state', async () => {
-      const file = fixture('variables.lua');
-      await launch(file, { breakpoints: { [file]: [{ line: 10 }] } });
-      const stop = await t.stoppedAt('breakpoint', file, 10);
-      checkGolden(`variables.${lua.command}`, await transcript(t.dc, 1));
+    it('inspects, evaluates and sets variables, with a golden transcript', async () => {
+      const file = variables.file('main.lua');
+      const record = new EventRecord(t.dc);
+      const printLine = variables.line('main.lua', 'print');
+      await launchScenario(variables, { breakpoints: { [file]: [{ line: printLine }] } });
+      const stop = await t.stoppedAt('breakpoint', file, printLine);
+      record.stopState(await transcript(t.dc, 1));
       const frameId = stop.top.id;
       const watch = await t.dc.evaluateRequest({
         expression: 'config.nested.list[2] + count',
@@ -389,6 +419,7 @@ for (const lua of luaInterpreters()) {
       await t.dc.continueRequest({ threadId: 1 });
       await t.ended();
       assert.match(t.output, /43\t0\.5\tbamboo/);
+      checkGolden('variables', lua.command, record.text());
     });
 
     it('maps breakpoints in a file with CRLF line endings', async () => {
@@ -399,8 +430,8 @@ for (const lua of luaInterpreters()) {
     });
 
     it('stops on entry when asked', async () => {
-      const file = fixture('recursion.lua');
-      await launch(file, {}, { stopOnEntry: true });
+      const file = recursion.file('main.lua');
+      await launchScenario(recursion, {}, { stopOnEntry: true });
       const stop = await t.stoppedAt('entry', file);
       assert.ok(stop.top.line >= 1);
     });
@@ -416,6 +447,30 @@ for (const lua of luaInterpreters()) {
       await t.ended();
     });
 
+    it("answers a view's late requests about a stop that ended quietly (no notification)", async () => {
+      // VS Code reads a stop's stack, scopes and variables after the stopped event; an agent may
+      // resume the program meanwhile. Those late requests fail without `showUser`.
+      const file = fixture('busyLoop.lua');
+      await launch(file);
+      await t.dc.pauseRequest({ threadId: 1 });
+      const stop = await t.stoppedAt('pause', file);
+      const frameId = stop.top.id;
+      const scopes = await t.dc.scopesRequest({ frameId });
+      const reference = scopes.body.scopes[0].variablesReference;
+      await t.dc.continueRequest({ threadId: 1 });
+      for (const [command, args] of [
+        ['stackTrace', { threadId: 1 }],
+        ['scopes', { frameId }],
+        ['variables', { variablesReference: reference }],
+      ] as const) {
+        const late = await rawRequest(t.dc, command, args);
+        assert.equal(late.success, false, `${command} after the stop ended`);
+        assert.equal(late.body?.error?.showUser, false, `${command}: ${late.message}`);
+      }
+      await t.dc.terminateRequest({});
+      await t.ended();
+    });
+
     it(
       lua.isLuaJIT
         ? 'pauses compiled code when it leaves its trace, saying so while the pause waits'
@@ -424,23 +479,30 @@ for (const lua of luaInterpreters()) {
         const file = fixture('compiledLoop.lua');
         await launch(file);
         await t.waitForOutput(/spinning/);
+        // The program prints "spinning" and then enters the loop: a program held up in between
+        // (a loaded machine) is paused at the loop function's first line, before any compiled
+        // code runs, which is right too.
+        const enter = markerLine(file, 'enter');
         if (lua.isLuaJIT) {
           // The compiler stays on while attached: the loop runs no hook until it ends.
-          await assert.rejects(t.dc.pauseRequest({ threadId: 1 }), (error: Error) => {
+          let pending = false;
+          await t.dc.pauseRequest({ threadId: 1 }).catch((error: Error) => {
             assert.match(
               error.message,
               /pause is pending: the program is running LuaJIT-compiled code/,
             );
             assert.match(error.message, /jitOffWhileAttached = true/);
-            return true;
+            pending = true;
           });
           const stop = await t.stoppedAt('pause', file);
-          const afterLoop = [markerLine(file, 'after'), markerLine(file, 'spin') + 2];
-          assert.ok(afterLoop.includes(stop.top.line), `paused on line ${stop.top.line}`);
+          const expected = pending
+            ? [markerLine(file, 'after'), markerLine(file, 'spin') + 2]
+            : [enter];
+          assert.ok(expected.includes(stop.top.line), `paused on line ${stop.top.line}`);
         } else {
           await t.dc.pauseRequest({ threadId: 1 });
           const stop = await t.stoppedAt('pause', file);
-          const loop = [markerLine(file, 'spin') - 1, markerLine(file, 'spin')];
+          const loop = [enter, markerLine(file, 'spin') - 1, markerLine(file, 'spin')];
           assert.ok(loop.includes(stop.top.line), `paused on line ${stop.top.line}`);
           assert.equal(stop.frames[1].line, markerLine(file, 'long'));
         }

@@ -1,11 +1,13 @@
 /**
  * Several games on one attach port, with the test-support DebugClient against our adapter served
- * over TCP (as `luapanda-dap --server` does; here in this process): a second game that connects
- * makes the adapter ask for a child session (DAP reverse request `startDebugging`); the test plays
- * the client's part with a second DebugClient on the same server. Two real Lua games stop
- * independently; one steps while the other stays paused; one exits while the other goes on.
- * The test-support client does not answer reverse requests itself: the test reads them from its
- * stream and answers them.
+ * over TCP (as `luapanda-dap --server` does; here in this process). A client that opens child
+ * sessions (DAP reverse request `startDebugging`) gets the attach session as the parent of every
+ * game: each game that connects, the first included, makes the adapter ask for a child session,
+ * and the test plays the client's part with a further DebugClient on the same server. Two real
+ * Lua games stop independently; one steps while the other stays paused; one exits while the other
+ * goes on; stopping the parent ends both. A client that does not open child sessions keeps the
+ * first game in the attach session itself. The test-support client does not answer reverse
+ * requests itself: the test reads them from its stream and answers them.
  */
 import * as assert from 'node:assert/strict';
 import * as path from 'node:path';
@@ -14,11 +16,13 @@ import { DebugClient } from '@vscode/debugadapter-testsupport';
 import { luaInterpreters } from '../harness/interpreters';
 import { LuaProcess, REPO_ROOT, spawnLua } from '../harness/luaProcess';
 import { quietPort } from '../harness/ports';
+import { scenario } from '../harness/scenario';
 import { TIMEOUT_MS, fixture } from './dapHarness';
 import { type InProcessAdapter, serveAdapterInProcess } from './inProcessServer';
 
 const RUNTIME_DIR = path.join(REPO_ROOT, 'dist', 'lua');
 const GAME = fixture('twoGames.lua');
+const reconnect = scenario('reconnect');
 const BP_LINE = 9;
 
 /** The parts of the test-support client's internals the test uses to answer reverse requests. */
@@ -78,19 +82,27 @@ for (const lua of luaInterpreters().filter((l) => l.command === 'lua5.4' || l.is
     }
 
     /** initialize, attach, the breakpoint, configurationDone: what a client does. */
-    async function attach(dc: DebugClient, config: Record<string, unknown>): Promise<void> {
+    async function attach(
+      dc: DebugClient,
+      config: Record<string, unknown>,
+      opensSessions = true,
+      breakpoint = { path: GAME, line: BP_LINE },
+    ): Promise<void> {
       await dc.initializeRequest({
         adapterID: 'luapanda',
         linesStartAt1: true,
         columnsStartAt1: true,
         pathFormat: 'path',
-        supportsStartDebuggingRequest: true,
+        supportsStartDebuggingRequest: opensSessions,
         // The attach response then comes at once, not when the game connects.
         supportsProgressReporting: true,
       });
       const attached = dc.attachRequest(config as DebugProtocol.AttachRequestArguments);
       await dc.waitForEvent('initialized');
-      await dc.setBreakpointsRequest({ source: { path: GAME }, breakpoints: [{ line: BP_LINE }] });
+      await dc.setBreakpointsRequest({
+        source: { path: breakpoint.path },
+        breakpoints: [{ line: breakpoint.line }],
+      });
       await dc.configurationDoneRequest();
       await attached;
     }
@@ -101,61 +113,180 @@ for (const lua of luaInterpreters().filter((l) => l.command === 'lua5.4' || l.is
       return game;
     }
 
-    it('debugs each game in its own session: stops, steps and exits independently', async () => {
+    /** A child session the parent asked for, started as VS Code starts one, by game name. */
+    interface Child {
+      readonly dc: DebugClient;
+      /** Its first stop (the game stops as soon as its session is configured). */
+      readonly stopped: Promise<DebugProtocol.StoppedEvent>;
+      readonly terminated: Promise<unknown>;
+    }
+
+    /**
+     * Answers the parent's `startDebugging` requests; `child(name)` resolves once the first child
+     * of that name is up, `child(n)` once the n-th (from 0) is.
+     */
+    function openChildren(
+      parent: DebugClient,
+      breakpoint = { path: GAME, line: BP_LINE },
+    ): (which: string | number) => Promise<Child> {
+      const opened: { name: string; child: Child }[] = [];
+      const waiters: (() => void)[] = [];
+      const find = (which: string | number) =>
+        typeof which === 'number'
+          ? opened[which]?.child
+          : opened.find((o) => o.name === which)?.child;
+      answerReverseRequests(parent, async (request) => {
+        if (request.command !== 'startDebugging') return false;
+        const args = request.arguments as DebugProtocol.StartDebuggingRequestArguments;
+        const name = String(args.configuration.name);
+        const dc = await client();
+        const child: Child = {
+          dc,
+          stopped: dc.waitForEvent('stopped') as Promise<DebugProtocol.StoppedEvent>,
+          terminated: dc.waitForEvent('terminated', 45_000),
+        };
+        // Answer first (as VS Code does), then start the session it asked for.
+        setImmediate(
+          () =>
+            void attach(dc, args.configuration, true, breakpoint).then(() => {
+              opened.push({ name, child });
+              for (const wake of waiters.splice(0)) wake();
+            }),
+        );
+        return true;
+      });
+      return async (which) => {
+        for (;;) {
+          const found = find(which);
+          if (found) return found;
+          await new Promise<void>((resolve) => waiters.push(resolve));
+        }
+      };
+    }
+
+    it('gives every game a child session: stops, steps and exits independently', async () => {
       const gamePort = await quietPort();
       const parent = await client();
-      let child: DebugClient | undefined;
-      let childName = '';
-      let childStopped: Promise<DebugProtocol.StoppedEvent> | undefined;
-      const childReady = new Promise<DebugClient>((resolve) => {
-        answerReverseRequests(parent, async (request) => {
-          if (request.command !== 'startDebugging') return false;
-          const args = request.arguments as DebugProtocol.StartDebuggingRequestArguments;
-          childName = String(args.configuration.name);
-          child = await client();
-          // Its game stops as soon as the session is configured: listen before that.
-          childStopped = child.waitForEvent('stopped') as Promise<DebugProtocol.StoppedEvent>;
-          // Answer first (as VS Code does), then start the session it asked for.
-          setImmediate(() => void attach(child!, args.configuration).then(() => resolve(child!)));
-          return true;
-        });
-      });
+      const child = openChildren(parent);
       await attach(parent, { request: 'attach', connectionPort: gamePort, name: 'games' });
       const server1 = launchGame(gamePort, 'server');
-      const first = await parent.waitForEvent('stopped');
-      assert.equal(first.body.reason, 'breakpoint');
-
+      const server = await child('server');
+      assert.equal((await server.stopped).body.reason, 'breakpoint');
       const client2 = launchGame(gamePort, 'client');
-      const second = await childReady;
-      assert.equal(childName, 'client');
-      assert.ok(childStopped);
-      const childStop = await childStopped;
-      assert.equal(childStop.body.reason, 'breakpoint');
+      const second = await child('client');
+      assert.equal((await second.stopped).body.reason, 'breakpoint');
+      const parentThreads = await parent.threadsRequest();
+      assert.deepEqual(parentThreads.body.threads, [], 'the parent has no threads of its own');
+      const refused = await parent.stackTraceRequest({ threadId: 1 }).catch((e: Error) => e);
+      assert.match(String(refused), /session of its own/);
 
       // The second game steps while the first stays paused at its breakpoint.
-      const steppedEvent = second.waitForEvent('stopped');
-      await second.nextRequest({ threadId: 1 });
-      const stepped = await steppedEvent;
-      assert.equal(stepped.body.reason, 'step');
-      const firstTop = await parent.stackTraceRequest({ threadId: 1, levels: 1 });
+      const steppedEvent = second.dc.waitForEvent('stopped');
+      await second.dc.nextRequest({ threadId: 1 });
+      assert.equal((await steppedEvent).body.reason, 'step');
+      const firstTop = await server.dc.stackTraceRequest({ threadId: 1, levels: 1 });
       assert.equal(firstTop.body.stackFrames[0]?.line, BP_LINE, 'the first game is still paused');
 
       // The first game runs to its end (the breakpoint is removed for it); the second goes on.
-      await parent.setBreakpointsRequest({ source: { path: GAME }, breakpoints: [] });
-      await parent.continueRequest({ threadId: 1 });
+      await server.dc.setBreakpointsRequest({ source: { path: GAME }, breakpoints: [] });
+      await server.dc.continueRequest({ threadId: 1 });
       assert.equal((await server1.waitForExit(TIMEOUT_MS)).code, 0, server1.stderr);
       assert.match(server1.stdout, /^server total 6$/m);
-      const secondTop = await second.stackTraceRequest({ threadId: 1, levels: 1 });
+      await server.terminated;
+      const secondTop = await second.dc.stackTraceRequest({ threadId: 1, levels: 1 });
       assert.equal(
         secondTop.body.stackFrames[0]?.line,
         BP_LINE + 1,
         'the second game stays where it stepped',
       );
-      await second.setBreakpointsRequest({ source: { path: GAME }, breakpoints: [] });
-      const terminated = second.waitForEvent('terminated');
-      await second.continueRequest({ threadId: 1 });
+      // The last game's end ends the parent (no autoReconnect), as an attach session ends.
+      const parentEnded = parent.waitForEvent('terminated');
+      await second.dc.setBreakpointsRequest({ source: { path: GAME }, breakpoints: [] });
+      await second.dc.continueRequest({ threadId: 1 });
       assert.equal((await client2.waitForExit(TIMEOUT_MS)).code, 0, client2.stderr);
       assert.match(client2.stdout, /^client total 6$/m);
+      await second.terminated;
+      await parentEnded;
+    });
+
+    it('stopping the parent ends every game session; the games run on', async () => {
+      const gamePort = await quietPort();
+      const parent = await client();
+      const child = openChildren(parent);
+      await attach(parent, { request: 'attach', connectionPort: gamePort, name: 'games' });
+      const one = launchGame(gamePort, 'one');
+      const two = launchGame(gamePort, 'two');
+      const children = await Promise.all([child('one'), child('two')]);
+      for (const c of children) assert.equal((await c.stopped).body.reason, 'breakpoint');
+      const parentEnded = parent.waitForEvent('terminated');
+      await parent.disconnectRequest({});
+      await Promise.all(children.map((c) => c.terminated));
+      await parentEnded;
+      for (const [game, name] of [
+        [one, 'one'],
+        [two, 'two'],
+      ] as const) {
+        assert.equal((await game.waitForExit(TIMEOUT_MS)).code, 0, game.stderr);
+        assert.match(game.stdout, new RegExp(`^${name} total 6$`, 'm'), 'detached, it ran on');
+      }
+    });
+
+    it('with autoReconnect, a game that comes back is a child session again', async () => {
+      const gamePort = await quietPort();
+      const parent = await client();
+      const file = reconnect.file('comesBack.lua');
+      const child = openChildren(parent, {
+        path: file,
+        line: reconnect.line('comesBack.lua', 'label'),
+      });
+      await parent.initializeRequest({
+        adapterID: 'luapanda',
+        linesStartAt1: true,
+        columnsStartAt1: true,
+        pathFormat: 'path',
+        supportsStartDebuggingRequest: true,
+        supportsProgressReporting: true,
+      });
+      const attached = parent.attachRequest({
+        request: 'attach',
+        connectionPort: gamePort,
+        name: 'games',
+        autoReconnect: true,
+      } as DebugProtocol.AttachRequestArguments);
+      await parent.waitForEvent('initialized');
+      await parent.configurationDoneRequest();
+      await attached;
+      const game = spawnLua(lua, file, { args: [String(gamePort)], luaPath: [RUNTIME_DIR] });
+      games.push(game);
+      const first = await child(0);
+      assert.equal((await first.stopped).body.reason, 'breakpoint');
+      await first.dc.continueRequest({ threadId: 1 });
+      // The game drops its link: its session ends; it reconnects and is a child session again.
+      await first.terminated;
+      const second = await child(1);
+      assert.equal((await second.stopped).body.reason, 'breakpoint');
+      const parentEnded = parent.waitForEvent('terminated');
+      await parent.disconnectRequest({});
+      await second.terminated;
+      await parentEnded;
+      assert.equal((await game.waitForExit(TIMEOUT_MS)).code, 0, game.stderr);
+      assert.match(game.stdout, /reconnected\tfalse/, 'detached by the stop, it ran on');
+    });
+
+    it('a client that opens no child sessions debugs the first game in the attach session', async () => {
+      const gamePort = await quietPort();
+      const dc = await client();
+      await attach(dc, { request: 'attach', connectionPort: gamePort, name: 'one game' }, false);
+      const stopped = dc.waitForEvent('stopped');
+      const game = launchGame(gamePort, 'solo');
+      assert.equal((await stopped).body.reason, 'breakpoint');
+      const threads = await dc.threadsRequest();
+      assert.equal(threads.body.threads[0]?.id, 1);
+      const terminated = dc.waitForEvent('terminated');
+      await dc.setBreakpointsRequest({ source: { path: GAME }, breakpoints: [] });
+      await dc.continueRequest({ threadId: 1 });
+      assert.equal((await game.waitForExit(TIMEOUT_MS)).code, 0, game.stderr);
+      assert.match(game.stdout, /^solo total 6$/m);
       await terminated;
     });
   });

@@ -10,13 +10,20 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { luaInterpreters } from '../harness/interpreters';
 import type { LuaProcess } from '../harness/luaProcess';
-import { BreakpointMap, DapTest, TIMEOUT_MS, fixture } from './dapHarness';
+import { scenario } from '../harness/scenario';
+import { BreakpointMap, DapTest, TIMEOUT_MS } from './dapHarness';
 import { checkGolden, transcript } from './golden';
 
 const UPSTREAM_FILE = process.env.LUAPANDA_UPSTREAM_LUA;
-const GAME = fixture('upstream', 'game.lua');
-/** Lines of the game (test/fixtures/adapter/upstream/game.lua). */
-const LINE = { hitsUp: 11, value: 15, callAdd: 16, scoreUp: 17, returnTotal: 18, callTick: 25 };
+const upstream = scenario('upstream');
+const GAME = upstream.file('game.lua');
+/** Lines of the game (test/scenarios/upstream/game.lua), by their markers. */
+const LINE = Object.fromEntries(
+  ['hitsUp', 'value', 'callAdd', 'scoreUp', 'returnTotal', 'callTick'].map((m) => [
+    m,
+    upstream.line('game.lua', m),
+  ]),
+) as Record<'hitsUp' | 'value' | 'callAdd' | 'scoreUp' | 'returnTotal' | 'callTick', number>;
 /** Frames of a game that runs long enough (about 4 s) for the scenarios that need it running. */
 const LONG_RUN = '200';
 
@@ -136,7 +143,7 @@ function describeUpstreamSuite(upstreamFile: string): void {
           Object.values(listed).map((v) => v.value),
           ['10', '20', '30'],
         );
-        checkGolden(`upstream.${lua.command}`, await transcript(t.dc, 1, { frames: 2 }));
+        checkGolden('upstream', lua.command, await transcript(t.dc, 1, { frames: 2 }));
         await runToEnd(game, /game over\t63\t3\t3/);
       });
 

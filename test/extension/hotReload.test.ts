@@ -88,6 +88,28 @@ describe('extension: hot reload from the editor', () => {
     );
   });
 
+  it('an attach session, focused or active, reloads the file into each of its games', async () => {
+    const hub = port('luapanda', 'games');
+    const server = Object.assign(port('luapanda', 'server'), { parentId: 'games' });
+    const client = Object.assign(port('luapanda', 'client'), { parentId: 'games' });
+    const failed = { ...SUCCESS, status: 'error', message: 'syntax error' };
+    client.customRequest.resolves(failed);
+    vscode.debug.activeDebugSession = {
+      id: 'games',
+      type: 'luapanda',
+      customRequest: sinon.stub(),
+    };
+    vscode.window.activeTextEditor = { document: document() };
+    const outcome = await hotReloadCommand(options(channel([hub, server, client], hub)));
+    assert.equal(server.customRequest.callCount, 1);
+    assert.equal(client.customRequest.callCount, 1);
+    assert.equal(hub.customRequest.callCount, 0, 'the attach session runs no program');
+    assert.equal(outcome.ok, false, "one game's failure is the outcome");
+    vscode.debug.activeDebugSession = undefined;
+    await hotReloadCommand(options(channel([hub, server], hub)));
+    assert.equal(server.customRequest.callCount, 2, 'its only game, through the active session');
+  });
+
   it("the command sends the editor's text of the file and shows the outcome", async () => {
     const lua = port('luapanda');
     const doc = document(FILE, 'local unsaved = true');

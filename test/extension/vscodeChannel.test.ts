@@ -216,6 +216,30 @@ describe('extension: the debug channel over VS Code', () => {
     assert.deepEqual(port.exceptionFilters.active, ['caught']);
   });
 
+  it("gives the games of an attach session the agent's exception filters too", async () => {
+    let attach: FakeSession | undefined;
+    vscode.debug.startDebugging.callsFake(
+      async (_folder: unknown, config: Record<string, unknown>) => {
+        attach = session('games', config);
+        track(attach);
+        return true;
+      },
+    );
+    await channel.startDebugging(
+      { name: 'games', type: 'luapanda', request: 'attach' },
+      { noDebug: false, exceptionFilters: ['assert'] },
+    );
+    assert.ok(attach);
+    // The adapter opens a game's session under it (the start marker is not copied).
+    const game = session('server', { [GAME_KEY]: 'game-1' }, attach);
+    const gameTracker = track(game);
+    gameTracker.onWillReceiveMessage({ seq: 1, type: 'request', command: 'configurationDone' });
+    assert.deepEqual(game.customRequest.firstCall.args, [
+      'setExceptionBreakpoints',
+      { filters: ['assert'] },
+    ]);
+  });
+
   it('feeds setBreakpoints answers to the breakpoints, for hit ids', () => {
     const s = session('s3');
     const tracker = track(s);

@@ -1,11 +1,13 @@
 /**
  * A workspace for the MCP tests of one fixture folder: its Lua files, and a launch configuration
- * per file (named after the file without `.lua`) that runs it under the given interpreter.
+ * per file (named after the file without `.lua`) that runs it under the given interpreter; or of
+ * a scenario, with its own launch.json.
  */
 import { promises as fs, readFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { makeWorkspace } from './headlessFixture';
 import type { LuaInterpreter } from '../harness/interpreters';
+import type { Scenario } from '../harness/scenario';
 import { REPO_ROOT } from '../harness/luaProcess';
 
 export async function luaWorkspace(lua: LuaInterpreter, fixtureFolder: string): Promise<string> {
@@ -32,4 +34,18 @@ export function lineOf(fixtureFolder: string, file: string, marker: string): num
   const index = text.split('\n').findIndex((line) => line.includes(marker));
   if (index < 0) throw new Error(`no line with "${marker}" in ${file}`);
   return index + 1;
+}
+
+/**
+ * A workspace holding a copy of a scenario's programs (test/scenarios), with the configurations
+ * of its launch.json, launches run under `lua`.
+ */
+export async function scenarioWorkspace(lua: LuaInterpreter, sc: Scenario): Promise<string> {
+  const programs = sc.files().filter((f) => f.endsWith('.lua'));
+  const folder = await makeWorkspace({}, sc.configurations(lua, '${workspaceFolder}'));
+  for (const file of programs) {
+    await fs.mkdir(path.dirname(path.join(folder, file)), { recursive: true });
+    await fs.copyFile(sc.file(file), path.join(folder, file));
+  }
+  return folder;
 }

@@ -1,8 +1,9 @@
 /**
  * Several games on one attach port, through the MCP tools (headless luapanda-mcp, the SDK client,
- * real Lua over real TCP): the second game that connects gets a session of its own, named after
- * the game; each stops at the shared breakpoint independently; one continues while the other
- * stays paused; one ending does not end the other.
+ * real Lua over real TCP): the attach session is the parent of every game, each a session of its
+ * own named after the game; each stops at the shared breakpoint independently; one continues
+ * while the other stays paused; one ending does not end the other. start_debugging answers with
+ * the game that stopped; the parent's id stands for its only game, and with two is refused.
  */
 import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs/promises';
@@ -42,6 +43,7 @@ interface SessionView {
   id: string;
   name: string;
   state: string;
+  parent_id?: string;
 }
 
 for (const lua of luaInterpreters().filter((l) => l.command === 'lua5.4' || l.isLuaJIT)) {
@@ -106,6 +108,16 @@ for (const lua of luaInterpreters().filter((l) => l.command === 'lua5.4' || l.is
       const server = launchGame('server');
       const first = await starting;
       assert.equal(first.status, 'stopped', JSON.stringify(first));
+      const [hub] = (await sessions()).filter((s) => s.name === 'games');
+      assert.ok(hub, JSON.stringify(await sessions()));
+      const game = (await sessions()).find((s) => s.id === first.session_id);
+      assert.deepEqual(
+        [game?.name, game?.parent_id],
+        ['server', hub.id],
+        'start_debugging answers with the game that stopped, a session under the attach session',
+      );
+      const bps = await call('get_breakpoints');
+      assert.match(JSON.stringify(bps), /"verified":true/, 'the game session bound the breakpoint');
 
       const client2 = launchGame('client');
       const child = await waitFor('the second game to stop', async () => {
@@ -113,9 +125,24 @@ for (const lua of luaInterpreters().filter((l) => l.command === 'lua5.4' || l.is
         return list.find((s) => s.name === 'client' && s.state === 'Stopped');
       });
       const list = await sessions();
-      assert.equal(list.length, 2, JSON.stringify(list));
-      const parent = list.find((s) => s.id !== child.id);
-      assert.ok(parent);
+      assert.deepEqual(
+        list.map((s) => [s.name, s.parent_id]),
+        [
+          ['games', undefined],
+          ['server', hub.id],
+          ['client', hub.id],
+        ],
+      );
+      const parent = game!;
+
+      // The attach session's id stands for a game only while it has one.
+      const ambiguous = await call('get_stack_trace', {
+        session_id: hub.id,
+        thread_id: MAIN_THREAD,
+      });
+      assert.equal(ambiguous.code, 'several-games', JSON.stringify(ambiguous));
+      assert.ok(String(ambiguous.message).includes(parent.id), String(ambiguous.message));
+      assert.ok(String(ambiguous.message).includes(child.id), String(ambiguous.message));
 
       // The first game steps, then runs on to its next stop; the second stays paused meanwhile.
       const stepped = await call('step_execution', {
@@ -157,19 +184,24 @@ for (const lua of luaInterpreters().filter((l) => l.command === 'lua5.4' || l.is
       const left = await sessions();
       assert.deepEqual(
         left.map((s) => [s.id, s.state]),
-        [[parent.id, 'Stopped']],
+        [
+          [hub.id, 'Running'],
+          [parent.id, 'Stopped'],
+        ],
       );
+      // With one game left, the attach session's id stands for it.
       const last = await call('continue_debugging', {
-        session_id: parent.id,
+        session_id: hub.id,
         thread_id: MAIN_THREAD,
         timeout_seconds: 20,
       });
       assert.equal(last.status, 'completed', JSON.stringify(last));
+      assert.match(String(last.message), /"server" ended/);
       assert.equal((await server.waitForExit(10_000)).code, 0);
       assert.match(server.stdout, /^server total 6$/m);
     });
 
-    it('start_debugging of the attach configuration reports the other games it saw', async () => {
+    it('start_debugging of the attach configuration answers with the game that stopped', async () => {
       const set = await call('set_breakpoint', {
         file_path: path.join(fixture.workspace, 'game.lua'),
         line_number: BP_LINE,
@@ -179,9 +211,8 @@ for (const lua of luaInterpreters().filter((l) => l.command === 'lua5.4' || l.is
         configuration_name: 'games',
         timeout_seconds: 30,
       });
-      // The first game connects and waits at its gate; the second comes in meanwhile and gets a
-      // session of its own. Only then is the first let go to its breakpoint, so the start's result
-      // is known to come after the second game's session.
+      // The first game connects and waits at its gate; the second comes in meanwhile and stops
+      // first: the start answers with its session, and names the first in other_sessions.
       const gate = path.join(fixture.workspace, 'gate');
       launchGame('server', gate);
       const attached = await waitFor('the first game to connect', () =>
@@ -191,17 +222,17 @@ for (const lua of luaInterpreters().filter((l) => l.command === 'lua5.4' || l.is
         ),
       );
       assert.equal(attached, 'true');
-      const [attach] = await sessions();
-      launchGame('client');
-      const child = await waitFor('the second game to have its session', async () =>
-        (await sessions()).find((s) => s.name === 'client'),
+      const server = await waitFor('the first game to have its session', async () =>
+        (await sessions()).find((s) => s.name === 'server'),
       );
-      await fs.writeFile(gate, '');
+      launchGame('client');
       const first = await starting;
       assert.equal(first.status, 'stopped', JSON.stringify(first));
-      assert.equal(first.session_id, attach.id);
-      assert.deepEqual(first.other_sessions, [{ session_id: child.id, name: 'client' }]);
+      const child = (await sessions()).find((s) => s.name === 'client');
+      assert.equal(first.session_id, child?.id);
+      assert.deepEqual(first.other_sessions, [{ session_id: server.id, name: 'server' }]);
       assert.match(String(first.message), /1 more game\(s\) connected to this attach port/);
+      await fs.writeFile(gate, '');
     });
   });
 }

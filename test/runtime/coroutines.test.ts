@@ -5,9 +5,12 @@
  */
 import { strict as assert } from 'node:assert';
 import { runtimeVariants } from '../harness/interpreters';
-import { closeAll, finish, fixture, line, lineOf, startSession, topOf } from './helpers';
+import { scenario } from '../harness/scenario';
+import { closeAll, finish, line, startSession, topOf } from './helpers';
 
-const F = 'coroutines.lua';
+const coroutines = scenario('coroutines');
+/** The scenario's program that starts the runtime itself (test/scenarios/coroutines). */
+const F = 'attach.lua';
 
 for (const lua of runtimeVariants()) {
   describe(`runtime coroutines (${lua.label})`, function () {
@@ -16,24 +19,25 @@ for (const lua of runtimeVariants()) {
 
     it('stops in coroutine.create and coroutine.wrap bodies and in a coroutine created before loading', async () => {
       const s = await startSession(lua, F, {
+        dir: coroutines.dir,
         breakpoints: {
           [F]: [
-            line(lineOf(F, 'workerAfter')),
-            line(lineOf(F, 'wrapBody')),
-            line(lineOf(F, 'early')),
+            line(coroutines.line(F, 'workerAfter')),
+            line(coroutines.line(F, 'wrapBody')),
+            line(coroutines.line(F, 'early')),
           ],
         },
       });
       const c = s.ide.connection;
       const first = await s.ide.nextStop('stopOnBreakpoint');
       const top = topOf(first.stack);
-      assert.equal(top.line, lineOf(F, 'workerAfter'));
+      assert.equal(top.line, coroutines.line(F, 'workerAfter'));
       assert.notEqual(top.coroutine, 'main');
       assert.match(top.coroutine ?? '', /^thread: /);
       // the resumer chain: driver (main thread) resumed the worker
       const resumer = first.stack.find((f) => f.coroutine === 'main' && f.name === 'driver');
       assert.ok(resumer, `resumer frames in ${JSON.stringify(first.stack)}`);
-      assert.equal(resumer.line, lineOf(F, 'resume2'));
+      assert.equal(resumer.line, coroutines.line(F, 'resume2'));
       const locals = await c.request('getVariable', {
         varRef: '10000',
         stackId: String(top.index),
@@ -41,10 +45,10 @@ for (const lua of runtimeVariants()) {
       assert.equal(locals.find((v) => v.name === 'got')?.value, '10');
       await c.request('continue', {});
       const wrapped = await s.ide.nextStop('stopOnBreakpoint');
-      assert.equal(topOf(wrapped.stack).line, lineOf(F, 'wrapBody'));
+      assert.equal(topOf(wrapped.stack).line, coroutines.line(F, 'wrapBody'));
       await c.request('continue', {});
       const early = await s.ide.nextStop('stopOnBreakpoint');
-      assert.equal(topOf(early.stack).line, lineOf(F, 'early'));
+      assert.equal(topOf(early.stack).line, coroutines.line(F, 'early'));
       await c.request('continue', {});
       const out = await finish(s);
       assert.match(out, /coroutines\t2\t20\t1\t6/);
@@ -52,22 +56,23 @@ for (const lua of runtimeVariants()) {
 
     it('steps over a yield into the resumer, and into a resume into the coroutine', async () => {
       const s = await startSession(lua, F, {
-        breakpoints: { [F]: [line(lineOf(F, 'workerYield'))] },
+        dir: coroutines.dir,
+        breakpoints: { [F]: [line(coroutines.line(F, 'workerYield'))] },
       });
       const c = s.ide.connection;
       await s.ide.nextStop('stopOnBreakpoint');
-      await c.request('setBreakPoint', { path: fixture(F), bks: [] });
+      await c.request('setBreakPoint', { path: coroutines.file(F), bks: [] });
       await c.request('stopOnStep', {});
       const over = await s.ide.nextStop('stopOnStep');
-      assert.equal(topOf(over.stack).line, lineOf(F, 'resume2'));
+      assert.equal(topOf(over.stack).line, coroutines.line(F, 'resume2'));
       assert.equal(topOf(over.stack).coroutine, 'main');
       await c.request('stopOnStepIn', {});
       const into = await s.ide.nextStop('stopOnStepIn');
-      assert.equal(topOf(into.stack).line, lineOf(F, 'workerAfter'));
+      assert.equal(topOf(into.stack).line, coroutines.line(F, 'workerAfter'));
       assert.notEqual(topOf(into.stack).coroutine, 'main');
       await c.request('stopOnStepOut', {});
       const out = await s.ide.nextStop('stopOnStepOut');
-      assert.equal(topOf(out.stack).line, lineOf(F, 'gen'));
+      assert.equal(topOf(out.stack).line, coroutines.line(F, 'gen'));
       assert.equal(topOf(out.stack).coroutine, 'main');
       await c.request('continue', {});
       await finish(s);

@@ -10,6 +10,7 @@
 import { strict as assert } from 'node:assert';
 import { LuaInterpreter, runtimeVariants } from '../harness/interpreters';
 import { LuaProcess, spawnLua } from '../harness/luaProcess';
+import { scenario } from '../harness/scenario';
 import { TestIde } from '../harness/testIde';
 import { LuaNotification } from '../../src/protocol';
 import {
@@ -42,7 +43,9 @@ const LOOP = 'faults_loop.lua';
 const GC = 'faults_gc.lua';
 const GC_STRESS = 'faults_gcstress.lua';
 const CSTACK = 'faults_cstack.lua';
-const COROUTINES = 'coroutines.lua';
+/** The coroutine scenario's program that starts the runtime itself. */
+const coroutines = scenario('coroutines');
+const COROUTINES = 'attach.lua';
 
 /** Bounds of the waits: generous for a loaded CI machine, never a measurement. */
 const ATTACH_MS = 10_000;
@@ -244,9 +247,10 @@ for (const lua of runtimeVariants()) {
     // finalizer attached from inside require("socket.core"). The same scenario, under the GC.
     it(`runs the coroutine scenario with a collection at every allocation, ${gcRuns} runs`, async function () {
       this.timeout(gcTimeout);
-      const at = (marker: string) => lineOf(COROUTINES, marker);
+      const at = (marker: string) => coroutines.line(COROUTINES, marker);
       for (let run = 1; run <= gcRuns; run++) {
         const s = await startSession(lua, COROUTINES, {
+          dir: coroutines.dir,
           script: fixture(GC_STRESS),
           args: [gcMode(run)],
           breakpoints: { [COROUTINES]: [at('workerAfter'), at('wrapBody'), at('early')].map(line) },

@@ -75,4 +75,39 @@ describe('runtime line map', () => {
       assert.doesNotMatch(proc.stderr, /LuaPanda\.lua:\d+/, 'no line of the bundle');
     });
   }
+
+  for (const lua of luaInterpreters()) {
+    it(`a module compiled on first use keeps the bundle's source and lines (${lua.command})`, async () => {
+      const bundle = fs.readFileSync(path.join(BUNDLE_DIR, 'LuaPanda.lua'), 'utf8').split('\n');
+      const hotreload = bundleMap(bundle).find((m) => m.file === 'luapanda/hotreload.lua');
+      assert.ok(hotreload, 'the map places hotreload.lua');
+      assert.match(
+        bundle[hotreload.first - 2],
+        /^__lp_sources\["luapanda\.hotreload"\] = \[=*\[$/,
+        'hotreload.lua is held as text until first used',
+      );
+      const proc = spawnLua(lua, fixture('lazy_modules.lua'), {
+        luaPath: [BUNDLE_DIR],
+        cwd: FIXTURES,
+      });
+      const exit = await proc.waitForExit(15_000);
+      assert.equal(exit.code, 0, proc.describe());
+      assert.match(proc.stdout, /^report\tsuccess\t2$/m, proc.describe());
+      const called = [...proc.stdout.matchAll(/^fn\t(yes|no)\t(\d+)$/gm)].map((m) => ({
+        sameSource: m[1] === 'yes',
+        line: Number(m[2]),
+      }));
+      assert.ok(
+        called.every((f) => f.sameSource),
+        `every runtime function carries the bundle's source: ${proc.stdout}`,
+      );
+      const inHotreload = called.filter(
+        (f) => f.line >= hotreload.first && f.line <= hotreload.last,
+      );
+      assert.ok(inHotreload.length >= 3, `hot reload's own functions ran: ${proc.stdout}`);
+      for (const { line } of inHotreload) {
+        assert.match(bundle[line - 1], /function/, `bundle line ${line} defines a function`);
+      }
+    });
+  }
 });

@@ -8,6 +8,7 @@
  * hook back after LuaPanda.stopAttach().
  */
 import { strict as assert } from 'node:assert';
+import * as fs from 'node:fs';
 import { runtimeVariants } from '../harness/interpreters';
 import { TestIde } from '../harness/testIde';
 import { FIXTURES, Session, closeAll, finish, line, lineOf, startSession, topOf } from './helpers';
@@ -25,7 +26,11 @@ for (const lua of runtimeVariants()) {
 
     /** Waits until the program reported whether the accelerator is in use and its idle hook. */
     async function connected(s: Session, idle = true): Promise<void> {
-      const m = await s.lua.waitForOutput(/NATIVE (\w+)\nHOOK ([^\n]+)\nINFO ([^\n]*)/);
+      const m = await s.lua.waitForOutput(
+        /NATIVE (\w+)\nHOOK ([^\n]+)\nINFO ([^\n]*)\nFIRSTUSE ([^\n]*)/,
+      );
+      // Attaching compiles only what a stop needs (a stop may come where compiling cannot).
+      assert.equal(m[4], 'classnames, preview, variables (of 6)', 'modules compiled on first use');
       assert.equal(m[1], String(lua.native), `accelerator in use: ${m[1]}`);
       // getInfo() says why not: here, because the build is not on package.cpath.
       if (!lua.native) assert.match(m[3], /not in use: luapanda_native\d\d not found/);
@@ -61,6 +66,22 @@ for (const lua of runtimeVariants()) {
       await pauseTightLoop(s.ide);
       assert.match(await finish(s), /tight done\ttrue/);
     });
+
+    if (lua.native && process.platform === 'linux') {
+      it('watches the socket with no thread of its own: the kernel signals the Lua thread', async () => {
+        const s = await startSession(lua, FILE, { args: ['tight'] });
+        await connected(s);
+        const info = await s.lua.waitForOutput(/INFO ([^\n]*)/);
+        assert.match(info[1], /watcher on \(socket signals; no hook while idle\)/);
+        // A second thread would send glibc's malloc down its locked path for the whole run.
+        const tasks = fs.readdirSync(`/proc/${s.lua.pid}/task`);
+        assert.deepEqual(tasks, [String(s.lua.pid)], 'the program runs one thread');
+        await s.lua.waitForOutput(/TIGHT/);
+        await new Promise((resolve) => setTimeout(resolve, 200));
+        await pauseTightLoop(s.ide);
+        assert.match(await finish(s), /tight done\ttrue/);
+      });
+    }
 
     it('LuaPanda.settings.useNative = false keeps the pure-Lua hook, and getInfo() says so', async () => {
       const s = await startSession(lua, FILE, { args: ['tight', 'off'] });

@@ -4,11 +4,15 @@
  * malformed input (the program must keep running and finish correctly), and across reconnects.
  */
 import { strict as assert } from 'node:assert';
+import * as path from 'node:path';
 import { runtimeVariants } from '../harness/interpreters';
 import { LuaProcess, spawnLua } from '../harness/luaProcess';
+import { scenario } from '../harness/scenario';
 import { LuaListener, initSuccessInfo } from '../../src/protocol';
 import { BUNDLE_DIR, FIXTURES, fixture, lineOf, sleep } from './helpers';
 import { RawIde, upstreamInit } from './rawIde';
+
+const reconnect = scenario('reconnect');
 
 const live: { ide?: RawIde; lua?: LuaProcess; listeners: LuaListener[] } = { listeners: [] };
 
@@ -30,13 +34,14 @@ for (const lua of runtimeVariants()) {
     this.timeout(20_000);
     afterEach(cleanup);
 
-    async function launch(name: string, args: string[] = []) {
+    /** Starts `name` of the folder `dir` (its working folder) and accepts its connection. */
+    async function launch(name: string, args: string[] = [], dir = FIXTURES) {
       const ide = await RawIde.start();
       live.ide = ide;
-      const proc = spawnLua(lua, fixture(name), {
+      const proc = spawnLua(lua, path.join(dir, name), {
         args: [String(ide.port), ...args],
         luaPath: [BUNDLE_DIR],
-        cwd: FIXTURES,
+        cwd: dir,
       });
       live.lua = proc;
       await ide.accept();
@@ -194,20 +199,20 @@ for (const lua of runtimeVariants()) {
     });
 
     it('re-attaches to a new IDE after the first went away; breakpoints come only from the new one', async () => {
-      const { ide, proc } = await launch('reconnect.lua');
+      const { ide, proc } = await launch('newIde.lua', [], reconnect.dir);
       const port = ide.port;
       ide.send({
         callbackId: '11',
         cmd: 'initSuccess',
-        info: upstreamInit(FIXTURES, { isNeedB64EncodeStr: 'false' }),
+        info: upstreamInit(reconnect.dir, { isNeedB64EncodeStr: 'false' }),
       });
       await ide.cmd('initSuccess');
       ide.send({
         callbackId: '12',
         cmd: 'setBreakPoint',
         info: {
-          path: fixture('reconnect.lua'),
-          bks: [{ type: 2, line: lineOf('reconnect.lua', 'tick') }],
+          path: reconnect.file('newIde.lua'),
+          bks: [{ type: 2, line: reconnect.line('newIde.lua', 'tick') }],
         },
       });
       await ide.cmd('stopOnBreakpoint');
@@ -223,7 +228,11 @@ for (const lua of runtimeVariants()) {
       });
       await connection.request(
         'initSuccess',
-        initSuccessInfo({ cwd: FIXTURES, isNeedB64EncodeStr: false, waitConfigurationDone: true }),
+        initSuccessInfo({
+          cwd: reconnect.dir,
+          isNeedB64EncodeStr: false,
+          waitConfigurationDone: true,
+        }),
       );
       await connection.request('configurationDone', {});
       await sleep(300);

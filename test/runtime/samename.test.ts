@@ -5,12 +5,17 @@
  */
 import { strict as assert } from 'node:assert';
 import { runtimeVariants } from '../harness/interpreters';
-import { closeAll, finish, fixture, startSession, topOf } from './helpers';
+import { SCENARIOS_DIR, scenario } from '../harness/scenario';
+import { closeAll, finish, startSession, topOf } from './helpers';
 import { WireBreakpoint } from '../../src/protocol';
 
+// The program runs in test/scenarios, so that its chunk names say `samename/a/util.lua`.
+const samename = scenario('samename');
+const MAIN = 'samename/attach.lua';
 const A = 'samename/a/util.lua';
 const B = 'samename/b/util.lua';
-const NAME_LINE = 3;
+const NAME_LINE = samename.line('a/util.lua', 'name');
+if (samename.line('b/util.lua', 'name') !== NAME_LINE) throw new Error('@name differs in a and b');
 
 function logpoint(text: string): WireBreakpoint {
   return { type: 1, line: NAME_LINE, logMessage: text };
@@ -22,7 +27,8 @@ for (const lua of runtimeVariants()) {
     afterEach(closeAll);
 
     it('keeps the breakpoints of both folders and applies each only to its own file', async () => {
-      const s = await startSession(lua, 'samename/main.lua', {
+      const s = await startSession(lua, MAIN, {
+        dir: SCENARIOS_DIR,
         args: ['ab'],
         breakpoints: { [A]: [logpoint('from a')], [B]: [logpoint('from b')] },
       });
@@ -36,7 +42,8 @@ for (const lua of runtimeVariants()) {
     });
 
     it('stops in each file at its own breakpoint, with the folder in oPath', async () => {
-      const s = await startSession(lua, 'samename/main.lua', {
+      const s = await startSession(lua, MAIN, {
+        dir: SCENARIOS_DIR,
         args: ['ab'],
         breakpoints: { [A]: [{ type: 2, line: NAME_LINE }], [B]: [{ type: 2, line: NAME_LINE }] },
       });
@@ -51,7 +58,8 @@ for (const lua of runtimeVariants()) {
 
     for (const strict of [false, true]) {
       it(`${strict ? 'distinguishSameNameFile: a chunk path that disagrees with every folder never stops' : 'by default, chunks that name no folder stop (the IDE double-checks)'}`, async () => {
-        const s = await startSession(lua, 'samename/main.lua', {
+        const s = await startSession(lua, MAIN, {
+          dir: SCENARIOS_DIR,
           args: ['ambiguous'],
           settings: { distinguishSameNameFile: strict },
           breakpoints: { [A]: [{ type: 2, line: NAME_LINE }], [B]: [{ type: 2, line: NAME_LINE }] },
@@ -70,7 +78,8 @@ for (const lua of runtimeVariants()) {
     }
 
     it('LuaPanda.testBreakpoint() explains which stored breakpoint paths apply here', async () => {
-      const s = await startSession(lua, 'samename/main.lua', {
+      const s = await startSession(lua, MAIN, {
+        dir: SCENARIOS_DIR,
         args: ['ab'],
         breakpoints: { [A]: [{ type: 2, line: NAME_LINE }], [B]: [{ type: 2, line: 1 }] },
       });
@@ -82,8 +91,12 @@ for (const lua of runtimeVariants()) {
       const text = result.value;
       assert.match(text, /source \(debug\.getinfo\): @samename\/a\/util\.lua/);
       assert.match(text, /breakpoint key: +util\.lua/);
-      const escaped = (p: string) => fixture(p).replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
-      assert.match(text, new RegExp(`${escaped(A)}: lines 3 +<- applies to this chunk`, 'i'));
+      const escaped = (p: string) =>
+        samename.file(p.slice('samename/'.length)).replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
+      assert.match(
+        text,
+        new RegExp(`${escaped(A)}: lines ${NAME_LINE} +<- applies to this chunk`, 'i'),
+      );
       assert.match(text, new RegExp(`${escaped(B)}: lines 1 +\\(a same-name file`, 'i'));
       await s.ide.connection.request('continue', {});
       const inB = await s.ide.nextStop('stopOnBreakpoint');

@@ -4,8 +4,12 @@
  */
 import { strict as assert } from 'node:assert';
 import { runtimeVariants } from '../harness/interpreters';
+import { scenario } from '../harness/scenario';
 import { closeAll, finish, fixture, line, lineOf, Session, startSession, topOf } from './helpers';
 import { StopCommand } from '../../src/protocol';
+
+/** Recursion, tail calls and pcall/xpcall (test/scenarios/recursion/attach.lua). */
+const recursion = scenario('recursion');
 
 async function stepAndStop(
   s: Session,
@@ -66,14 +70,18 @@ for (const lua of runtimeVariants()) {
     });
 
     it('steps over a recursive call in the right frame and out of one level only', async () => {
-      const s = await startSession(lua, 'recursion.lua', {
-        breakpoints: { 'recursion.lua': [line(lineOf('recursion.lua', 'factRec'))] },
+      const s = await startSession(lua, 'attach.lua', {
+        dir: recursion.dir,
+        breakpoints: { 'attach.lua': [line(recursion.line('attach.lua', 'factRec'))] },
       });
       const first = await s.ide.nextStop('stopOnBreakpoint');
       assert.equal(first.stack.filter((f) => f.name === 'fact').length, 1);
-      await s.ide.connection.request('setBreakPoint', { path: fixture('recursion.lua'), bks: [] });
+      await s.ide.connection.request('setBreakPoint', {
+        path: recursion.file('attach.lua'),
+        bks: [],
+      });
       const over = await stepAndStop(s, 'stopOnStep', 'stopOnStep');
-      assert.equal(topOf(over.stack).line, lineOf('recursion.lua', 'factRet'));
+      assert.equal(topOf(over.stack).line, recursion.line('attach.lua', 'factRet'));
       assert.equal(
         over.stack.filter((f) => f.name === 'fact').length,
         1,
@@ -90,8 +98,9 @@ for (const lua of runtimeVariants()) {
     });
 
     it('shows each recursion level with its own locals', async () => {
-      const s = await startSession(lua, 'recursion.lua', {
-        breakpoints: { 'recursion.lua': [line(lineOf('recursion.lua', 'factBase'))] },
+      const s = await startSession(lua, 'attach.lua', {
+        dir: recursion.dir,
+        breakpoints: { 'attach.lua': [line(recursion.line('attach.lua', 'factBase'))] },
       });
       await s.ide.nextStop('stopOnBreakpoint'); // k = 4
       await s.ide.connection.request('continue', {});
@@ -111,33 +120,40 @@ for (const lua of runtimeVariants()) {
         ks.push(locals.find((v) => v.name === 'k')?.value ?? '?');
       }
       assert.deepEqual(ks, ['1', '2', '3', '4']);
-      await s.ide.connection.request('setBreakPoint', { path: fixture('recursion.lua'), bks: [] });
+      await s.ide.connection.request('setBreakPoint', {
+        path: recursion.file('attach.lua'),
+        bks: [],
+      });
       // Like PUC Lua, a step out continues to the next line of the caller.
       const out = await stepAndStop(s, 'stopOnStepOut', 'stopOnStepOut');
-      assert.equal(topOf(out.stack).line, lineOf('recursion.lua', 'factRet'));
+      assert.equal(topOf(out.stack).line, recursion.line('attach.lua', 'factRet'));
       assert.equal(out.stack.filter((f) => f.name === 'fact').length, 3);
       await s.ide.connection.request('continue', {});
       await finish(s);
     });
 
     it('steps over a tail call, into a tail-called function, and over pcall/xpcall of failing code', async () => {
-      const s = await startSession(lua, 'recursion.lua', {
-        breakpoints: { 'recursion.lua': [line(lineOf('recursion.lua', 'mainTail'))] },
+      const s = await startSession(lua, 'attach.lua', {
+        dir: recursion.dir,
+        breakpoints: { 'attach.lua': [line(recursion.line('attach.lua', 'mainTail'))] },
       });
       await s.ide.nextStop('stopOnBreakpoint');
-      await s.ide.connection.request('setBreakPoint', { path: fixture('recursion.lua'), bks: [] });
+      await s.ide.connection.request('setBreakPoint', {
+        path: recursion.file('attach.lua'),
+        bks: [],
+      });
       const into = await stepAndStop(s, 'stopOnStepIn', 'stopOnStepIn');
-      assert.equal(topOf(into.stack).line, lineOf('recursion.lua', 'tailCall'));
+      assert.equal(topOf(into.stack).line, recursion.line('attach.lua', 'tailCall'));
       const into2 = await stepAndStop(s, 'stopOnStepIn', 'stopOnStepIn');
-      assert.equal(topOf(into2.stack).line, lineOf('recursion.lua', 'tailTarget'));
+      assert.equal(topOf(into2.stack).line, recursion.line('attach.lua', 'tailTarget'));
       const out = await stepAndStop(s, 'stopOnStepOut', 'stopOnStepOut');
-      assert.equal(topOf(out.stack).line, lineOf('recursion.lua', 'mainPcall'));
+      assert.equal(topOf(out.stack).line, recursion.line('attach.lua', 'mainPcall'));
       const overPcall = await stepAndStop(s, 'stopOnStep', 'stopOnStep');
-      assert.equal(topOf(overPcall.stack).line, lineOf('recursion.lua', 'afterPcall'));
+      assert.equal(topOf(overPcall.stack).line, recursion.line('attach.lua', 'afterPcall'));
       const overPlain = await stepAndStop(s, 'stopOnStep', 'stopOnStep');
-      assert.equal(topOf(overPlain.stack).line, lineOf('recursion.lua', 'mainXpcall'));
+      assert.equal(topOf(overPlain.stack).line, recursion.line('attach.lua', 'mainXpcall'));
       const overX = await stepAndStop(s, 'stopOnStep', 'stopOnStep');
-      assert.equal(topOf(overX.stack).line, lineOf('recursion.lua', 'done'));
+      assert.equal(topOf(overX.stack).line, recursion.line('attach.lua', 'done'));
       await s.ide.connection.request('continue', {});
       const stdout = await finish(s);
       assert.match(stdout, /done\t24\t11\tfalse\t35\tfalse/);

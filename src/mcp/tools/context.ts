@@ -7,7 +7,7 @@ import { errorText } from '../../common/errorText';
 import type { Tracer } from '../../common/trace';
 import type { z } from 'zod';
 import { DebugChannel, DebugSessionPort } from '../channel';
-import { noActiveSession, notPaused, unknownSession } from '../errors';
+import { noActiveSession, notPaused, severalGames, unknownSession } from '../errors';
 import { ToolResult, error } from '../results';
 import { SessionMonitor, WaitOutcome } from '../sessionMonitor';
 import { buildStopEventData } from '../stopEventData';
@@ -92,21 +92,38 @@ export function defineTool<Input extends z.ZodRawShape>(
   return tool;
 }
 
-/** The session a call addresses: `session_id`, or the active one. */
+/**
+ * The session a call addresses: `session_id`, or the active one. An attach session whose games
+ * each have a session of their own stands for its only game; with several, the call fails naming
+ * them. `whole` takes the session itself (stop_debugging ends an attach session and its games).
+ */
 export function findSession(
   context: ToolContext,
   sessionId: string | undefined,
+  options: { whole?: boolean } = {},
 ): { session: DebugSessionPort } | { failure: ToolResult } {
   const sessions = context.channel.sessions();
+  let session: DebugSessionPort | undefined;
   if (sessionId !== undefined) {
-    const session = sessions.find((s) => s.id === sessionId);
-    if (session) return { session };
-    const known = sessions.map((s) => `${s.id} (${s.name})`).join(', ') || 'none';
-    return { failure: unknownSession(sessionId, known) };
+    session = sessions.find((s) => s.id === sessionId);
+    if (!session) {
+      const known = sessions.map((s) => `${s.id} (${s.name})`).join(', ') || 'none';
+      return { failure: unknownSession(sessionId, known) };
+    }
+  } else {
+    session = context.channel.activeSession();
+    if (!session) return { failure: noActiveSession() };
   }
-  const active = context.channel.activeSession();
-  if (active) return { session: active };
-  return { failure: noActiveSession() };
+  if (options.whole) return { session };
+  const games = gamesOf(context, session);
+  if (games.length === 0) return { session };
+  if (games.length === 1) return { session: games[0] };
+  return { failure: severalGames(session, games) };
+}
+
+/** The sessions of the games attached to `session` (an attach session), oldest first. */
+export function gamesOf(context: ToolContext, session: DebugSessionPort): DebugSessionPort[] {
+  return context.channel.sessions().filter((s) => s.parentId === session.id);
 }
 
 /** The addressed session, checked to be paused: what the inspection tools start with. */
@@ -156,6 +173,7 @@ export async function awaitStop(
   extras: CallExtras,
   waitingFor: string,
   unconfirmed?: string,
+  options: { games?: boolean } = {},
 ): Promise<ToolResult> {
   extras.progress(waitingFor);
   const heartbeat = setInterval(() => extras.progress(waitingFor), 5_000);
@@ -164,15 +182,19 @@ export async function awaitStop(
     outcome = await context.monitor.waitForStopOrEnd(session.id, mark, {
       timeoutMs: deadline.remainingMs(),
       signal: extras.signal,
+      games: options.games,
     });
   } finally {
     clearInterval(heartbeat);
   }
+  // With games: the session (a game's) whose stop or end it was.
+  const whose = 'session' in outcome && outcome.session ? outcome.session : session;
   const result =
     outcome.kind === 'timeout'
       ? timeoutResult(context, session, deadline, unconfirmed)
-      : await describeOutcome(context, session, outcome, deadline);
-  return withWarnings(result, context.monitor.takeWarnings(session.id));
+      : await describeOutcome(context, whose, outcome, deadline);
+  const warned = withWarnings(result, context.monitor.takeWarnings(whose.id));
+  return options.games ? { ...warned, session_id: whose.id } : warned;
 }
 
 /** A result with the session's new warnings (each said once), when there are any. */

@@ -21,6 +21,7 @@ import {
   describeOutcome,
   findSession,
   findStoppedSession,
+  gamesOf,
   messageOf,
 } from './context';
 import {
@@ -116,14 +117,18 @@ export const startDebugging = defineTool({
       args.no_debug
         ? 'running without debugging until the program ends…'
         : 'waiting for the program to stop or end…',
+      undefined,
+      // An attach session hands each game to a session of its own: the first game's stop (or
+      // end) is the answer, with that game's session_id.
+      { games: true },
     );
-    return withOtherGames(context, session, { ...result, session_id: session.id });
+    return withOtherGames(context, session, result);
   },
 });
 
 /**
- * The further games that came in on the started attach session's port, each a session of its
- * own, as they stand when start_debugging returns (an agent addresses them by session_id), and a
+ * The other games that came in on the started attach session's port, each a session of its own,
+ * as they stand when start_debugging returns (an agent addresses them by session_id), and a
  * sentence saying so after the result's message.
  */
 function withOtherGames(
@@ -131,7 +136,7 @@ function withOtherGames(
   session: DebugSessionPort,
   result: ToolResult,
 ): ToolResult {
-  const others = context.channel.sessions().filter((s) => s.parentId === session.id);
+  const others = gamesOf(context, session).filter((s) => s.id !== result.session_id);
   if (others.length === 0) return result;
   const note =
     `${others.length} more game(s) connected to this attach port, each a session of its own ` +
@@ -341,9 +346,11 @@ export const stopDebugging = defineTool({
   outputSchema: baseOutputShape,
   annotations: ANNOTATIONS.destructive,
   async handler(args, context) {
-    const found = findSession(context, args.session_id);
+    const found = findSession(context, args.session_id, { whole: true });
     if ('failure' in found) return found.failure;
-    const { session } = found;
+    // Without session_id, what start_debugging started: an attach session with all its games.
+    const parent = args.session_id === undefined ? found.session.parentId : undefined;
+    const session = context.channel.sessions().find((s) => s.id === parent) ?? found.session;
     context.monitor.interrupt('stop_debugging ended the session.', session.id);
     context.monitor.markTerminating(session.id);
     try {

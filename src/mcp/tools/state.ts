@@ -4,7 +4,7 @@ import { viewOutput } from '../outputView';
 import { baseOutputShape, error } from '../results';
 import { count } from '../schemaIds';
 import { buildStopEventData, stopEventOutline } from '../stopEventData';
-import { ANNOTATIONS, defineTool, messageOf } from './context';
+import { ANNOTATIONS, defineTool, findSession, messageOf } from './context';
 
 export const getDebugState = defineTool({
   name: 'get_debug_state',
@@ -23,7 +23,9 @@ export const getDebugState = defineTool({
   },
   annotations: ANNOTATIONS.readOnly,
   async handler(_args, context) {
-    const active = context.channel.activeSession();
+    // An attach session with one game stands for that game (its state and stop).
+    const found = findSession(context, undefined);
+    const active = 'session' in found ? found.session : context.channel.activeSession();
     const result: Record<string, unknown> = {
       status: 'success',
       state: context.monitor.state(active?.id),
@@ -36,6 +38,7 @@ export const getDebugState = defineTool({
           name: s.name,
           type: s.type,
           state: context.monitor.state(s.id),
+          ...(s.parentId ? { parent_id: s.parentId } : {}),
           ...(busy ? { busy_with: busy } : {}),
           ...(filters ? { exception_filters: [...filters] } : {}),
         };

@@ -4,7 +4,12 @@
  * session that sent them). It decides which requests a lost session takes with it and which
  * answers from the client are too late to forward; it sends nothing itself.
  */
-import type { RequestId } from '@modelcontextprotocol/sdk/types.js';
+import type { JSONRPCMessage, RequestId } from '@modelcontextprotocol/sdk/types.js';
+
+/** The bridge's own error answer to request `id` (the server's answer cannot come). */
+export function errorAnswer(id: RequestId, message: string): JSONRPCMessage {
+  return { jsonrpc: '2.0', id, error: { code: -32000, message } };
+}
 
 /** A client request whose answer is lost with its session. */
 export interface LostRequest {

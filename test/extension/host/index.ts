@@ -9,6 +9,8 @@ import Mocha from 'mocha';
 
 export function runSuite(suite: string): Promise<void> {
   const mocha = new Mocha({ ui: 'bdd', timeout: 90_000, color: false, reporter: 'spec' });
+  // E2E_GREP runs only the tests whose full title matches (a narrower run while working on one).
+  if (process.env.E2E_GREP) mocha.grep(process.env.E2E_GREP);
   // The suite's own file first, then its parts by topic (`main.walkthrough.e2e.js`, …).
   mocha.addFile(path.join(__dirname, `${suite}.e2e.js`));
   for (const file of fs.readdirSync(__dirname).sort()) {

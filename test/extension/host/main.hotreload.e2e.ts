@@ -15,6 +15,24 @@ import {
   workspaceFolder,
 } from './helpers';
 
+/**
+ * Shows `document`. VS Code reveals the stopped frame's file in an editor of its own when the stop
+ * arrives; if that editor opens while ours is opening, VS Code refuses ours ("another editor
+ * opened in the meantime"). A user would simply open the file again, and so does this, a bounded
+ * number of times; any other refusal fails the test.
+ */
+async function showBesideTheStop(document: vscode.TextDocument): Promise<void> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      await vscode.window.showTextDocument(document);
+      return;
+    } catch (error) {
+      const concurrent = /another editor opened/i.test(String(error));
+      if (!concurrent || attempt === 3) throw error;
+    }
+  }
+}
+
 describe('hot reload in VS Code', () => {
   const recorder = new StopRecorder();
   const module = workspaceFile('reloadmod.lua');
@@ -47,7 +65,7 @@ describe('hot reload in VS Code', () => {
 
     fs.writeFileSync(module, original.replace('"old "', '"new "'));
     const document = await vscode.workspace.openTextDocument(vscode.Uri.file(module));
-    await vscode.window.showTextDocument(document);
+    await showBesideTheStop(document);
     await waitUntil(
       () => document.getText().includes('"new "'),
       10_000,

@@ -1,7 +1,9 @@
 /**
- * Several games on one attach port in VS Code: the attach session debugs the first game, and the
- * second that connects shows as a child session under it in the Call Stack, named after the game;
- * each stops at the shared breakpoint and ends on its own.
+ * Several games on one attach port in VS Code: the attach session is the parent of every game —
+ * each game that connects, the first included, shows as a child session under it in the Call
+ * Stack (the tree VS Code builds from each session's `parentSession`), named after the game; the
+ * parent has no threads of its own; each game stops at the shared breakpoint and ends on its own;
+ * stopping the attach session ends the games' sessions too.
  */
 import * as assert from 'node:assert/strict';
 import { ChildProcess, spawn } from 'node:child_process';
@@ -53,7 +55,31 @@ describe('several games on one attach port in VS Code', () => {
     return game;
   }
 
-  it('shows the second game as a child session that stops and ends on its own', async () => {
+  /** The game's exit code, once it exited. */
+  function exitOf(game: ChildProcess): Promise<number | null> {
+    return new Promise((resolve) => {
+      if (game.exitCode !== null) resolve(game.exitCode);
+      else game.once('exit', (code) => resolve(code));
+    });
+  }
+
+  /** The child session named `name`, once VS Code started it, and its first stop. */
+  async function gameSession(name: string): Promise<vscode.DebugSession> {
+    await waitUntil(
+      () => started.some((s) => s.name === name),
+      30_000,
+      `the game "${name}" to get a session of its own`,
+    );
+    const session = started.find((s) => s.name === name)!;
+    await waitUntil(
+      () => recorder.stops.some((stop) => stop.sessionId === session.id),
+      30_000,
+      `the game "${name}" to stop`,
+    );
+    return session;
+  }
+
+  it('shows every game as a child session of the attach session, each stopping and ending on its own', async () => {
     const line = markedLine('games.lua', 'game');
     vscode.debug.addBreakpoints([
       new vscode.SourceBreakpoint(
@@ -65,40 +91,56 @@ describe('several games on one attach port in VS Code', () => {
         'round == 1',
       ),
     ]);
-    const before = recorder.stops.length;
     assert.ok(await vscode.debug.startDebugging(workspaceFolder(), 'Lua: games'));
     const attach = started.find((s) => s.name === 'Lua: games');
     assert.ok(attach, 'the attach session started');
-    launchGame('server');
-    await recorder.next(before);
-    launchGame('client');
-    await waitUntil(
-      () => started.some((s) => s.name === 'client'),
-      30_000,
-      'the second game to get a session of its own',
+    const server = launchGame('server');
+    const first = await gameSession('server');
+    const client = launchGame('client');
+    const second = await gameSession('client');
+
+    // Two child sessions under the attach session in the Call Stack, one per game.
+    for (const child of [first, second]) {
+      assert.equal(
+        child.parentSession?.id,
+        attach.id,
+        `"${child.name}" is a child of the attach session`,
+      );
+      assert.equal(child.type, 'luapanda');
+    }
+    const children = started.filter((s) => s.parentSession?.id === attach.id && !ended.has(s.id));
+    assert.deepEqual(
+      children.map((s) => s.name),
+      ['server', 'client'],
     );
-    const child = started.find((s) => s.name === 'client')!;
-    assert.equal(child.parentSession?.id, attach.id, 'a child of the attach session');
-    assert.equal(child.type, 'luapanda');
-    await waitUntil(
-      () => recorder.stops.some((stop) => stop.sessionId === child.id),
-      30_000,
-      'the second game to stop',
-    );
-    const childStop = recorder.stops.find((stop) => stop.sessionId === child.id)!;
-    assert.equal(childStop.body.reason, 'breakpoint');
+    const { threads } = (await attach.customRequest('threads')) as { threads: unknown[] };
+    assert.deepEqual(threads, [], 'the attach session has no threads of its own');
+    for (const child of [first, second]) {
+      const stop = recorder.stops.find((s) => s.sessionId === child.id)!;
+      assert.equal(stop.body.reason, 'breakpoint');
+    }
 
     // The second game runs to its end (the breakpoint stops once per game); the first stays
-    // stopped in its own session.
-    await child.customRequest('continue', { threadId: childStop.body.threadId });
-    await waitUntil(() => ended.has(child.id), 30_000, 'the second game to end its session');
+    // stopped in its own session, and the attach session goes on.
+    const secondStop = recorder.stops.find((s) => s.sessionId === second.id)!;
+    await second.customRequest('continue', { threadId: secondStop.body.threadId });
+    await waitUntil(() => ended.has(second.id), 30_000, 'the second game to end its session');
+    assert.equal(await exitOf(client), 0, 'the second game ran to its end');
     assert.ok(!ended.has(attach.id), 'the attach session goes on');
-    const { stackFrames } = (await attach.customRequest('stackTrace', {
+    assert.ok(!ended.has(first.id), "the first game's session goes on");
+    const { stackFrames } = (await first.customRequest('stackTrace', {
       threadId: 1,
       levels: 1,
     })) as { stackFrames: { line: number }[] };
     assert.equal(stackFrames[0]?.line, line, 'the first game is still stopped at its breakpoint');
-    await attach.customRequest('continue', { threadId: 1 });
-    await waitUntil(() => ended.has(attach.id), 30_000, 'the first game to end the attach session');
+
+    // Stopping the attach session ends the first game's session too; the game runs on.
+    await vscode.debug.stopDebugging(attach);
+    await waitUntil(
+      () => ended.has(attach.id) && ended.has(first.id),
+      30_000,
+      'the attach session and its game session to end',
+    );
+    assert.equal(await exitOf(server), 0, 'the detached game ran on to its end');
   });
 });

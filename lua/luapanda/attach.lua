@@ -1,0 +1,266 @@
+-- attach.lua: getting and keeping an IDE: connecting (or listening), the handshake, reading the
+-- IDE's commands while the program runs (the hook's poll and the safe points of wakeup.lua),
+-- reattaching after a drop, and detaching — which puts back everything attaching changed.
+-- Every wait is bounded; a failure leaves the program unattached, and the next attempt retries.
+local compat = require("luapanda.compat")
+local transport = require("luapanda.transport")
+local breakpoints = require("luapanda.breakpoints")
+local hook = require("luapanda.hook")
+local stack = require("luapanda.stack")
+local variables = require("luapanda.variables")
+local native = require("luapanda.native")
+local coroutines = require("luapanda.coroutines")
+local exceptions = require("luapanda.exceptions")
+local patches = require("luapanda.patches")
+local wakeup = require("luapanda.wakeup")
+local proghooks = require("luapanda.proghooks")
+local jitview = require("luapanda.jitview")
+local conditions = require("luapanda.conditions")
+local events = require("luapanda.events")
+local stepping = require("luapanda.stepping")
+local hookmode = require("luapanda.hookmode")
+local stops = require("luapanda.stops")
+local dispatch = require("luapanda.dispatch")
+local link = require("luapanda.link")
+local state = require("luapanda.state")
+
+local M = {}
+
+M.mode = nil                 -- "client" | "server"
+M.host, M.port = nil, nil
+M.attachMode = false         -- start() was called: keep trying to attach
+M.handshaking = false
+
+local lastAttempt = -math.huge
+local lastPoll = 0
+local serverSocket = nil
+local reportedNativeErrors = 0
+
+--- The exception filters of a new link, until the IDE sets its own.
+local function defaultFilters()
+  events.announce("filters", { uncaught = true, caught = false }, {})
+end
+
+-- Detaching -------------------------------------------------------------------------------------
+function M.disconnect(reason)
+  if reason then link.remember("disconnected: " .. tostring(reason)) end
+  local l = link.current()
+  link.set(nil)
+  state.stopped = false
+  state.initialized = false
+  state.config.trace = false -- the next IDE asks for trace lines again, or gets none
+  stepping.reset()
+  breakpoints.clear()
+  variables.reset()
+  stack.reset()
+  if l then l:close() end
+  lastAttempt = state.clock()
+  exceptions.remove()
+  coroutines.uninstall()
+  jitview.uninstall()
+  patches.revertAll()
+  conditions.releaseWorker()
+  hookmode.update()
+  -- Our hooks are off every thread now: the program's own go back.
+  proghooks.uninstall()
+end
+
+-- A part found the link broken, or the IDE ended the session (link.drop).
+events.on("drop", M.disconnect)
+
+-- Polling while running -----------------------------------------------------------------------
+--- Tells the IDE what went wrong while it could not be told: a skipped stop, breakpoint checks
+--- that failed (no C stack left near its limit, in the runtime or in the native hook).
+local function reportProblems()
+  if not link.current() then return end
+  local problem = stops.takeProblem()
+  if problem then link.log(problem, 2) end
+  local failures = breakpoints.failures
+  local nativeErrors = native.callbackErrors()
+  if failures > 0 or nativeErrors > reportedNativeErrors then
+    breakpoints.failures = 0
+    local count = failures + nativeErrors - reportedNativeErrors
+    reportedNativeErrors = nativeErrors
+    link.log("LuaPanda: " .. string.format("%d", count) .. " breakpoint check(s) could not be made ("
+      .. tostring(breakpoints.lastFailure or "the C stack was full")
+      .. "): a breakpoint reached there may not have stopped", 2)
+  end
+end
+
+local function drain()
+  lastPoll = state.clock()
+  local l = link.current()
+  while l and link.current() == l do
+    local text, err = l:receive(0)
+    if not text then
+      if err == "closed" then M.disconnect("connection lost") end
+      return
+    end
+    dispatch.handle(text)
+  end
+end
+
+--- Count hook and native poll: read the IDE's commands while connected, try to attach while not.
+function M.onPoll()
+  if state.stopped then return end
+  if link.current() then
+    drain()
+    reportProblems()
+    return
+  end
+  if M.attachMode and not M.handshaking and state.clock() - lastAttempt >= state.settings.attachInterval then
+    M.tryAttach()
+  end
+end
+
+--- Whether a safe point has something to do: attach (not connected, an attempt due) or read
+--- commands (connected, and no hook does that). Cheap: called by the GC heartbeat and tick().
+function M.isDue()
+  if state.stopped or M.handshaking or hook.isInside() then return false end
+  -- Connected: a game that runs few instructions per frame may take seconds to reach its count
+  -- hook's next poll, so a safe point reads the link too, a few times a second at most.
+  if link.current() then return state.clock() - lastPoll >= state.settings.tickPollSec end
+  return M.attachMode and state.clock() - lastAttempt >= state.settings.attachInterval
+end
+
+--- A safe point (the one-shot hook, tick()): never inside a finalizer or the runtime.
+function M.onSafePoint()
+  if hook.isInside() then return end
+  hook.setInside(true)
+  pcall(M.onPoll)
+  hook.setInside(false)
+end
+
+--- After the one-shot hook ran (it replaced this thread's hooks): the runtime's own hooks back.
+function M.afterSafePoint()
+  if link.current() then hookmode.update() end
+end
+
+-- The handshake -------------------------------------------------------------------------------
+--- Reads frames on `l` until `done()` or the deadline. False when the link failed.
+local function serveUntil(l, done, seconds)
+  local clock = state.clock
+  local deadline = clock() + seconds
+  while link.current() == l and not done() do
+    local left = deadline - clock()
+    if left <= 0 then return true end
+    local text, err = l:receive(math.max(0.05, math.min(left, 1)))
+    if text then
+      dispatch.handle(text)
+    elseif err == "closed" then
+      M.disconnect("connection lost during the handshake")
+      return false
+    end
+  end
+  return link.current() == l
+end
+
+--- What an attached IDE needs from the program's world: installed now, removed on detach.
+local function onAttached()
+  proghooks.install(hook.pool(), hook.isOurs, hook.onProgramHook)
+  jitview.install()
+  coroutines.install()
+  exceptions.apply()
+  native.attach(link.current(), state.settings)
+  hookmode.update()
+end
+
+--- The handshake on a new link: initSuccess, the IDE's breakpoints and filters, configurationDone.
+local function handshake(l)
+  state.initialized = false
+  state.handshakeRefused = nil
+  breakpoints.clear()
+  stepping.reset()
+  defaultFilters()
+  if not serveUntil(l, function() return state.initialized or state.handshakeRefused ~= nil end,
+    state.settings.handshakeTimeoutSec) then
+    return false
+  end
+  if not state.initialized then
+    M.disconnect(state.handshakeRefused or "no initSuccess from the IDE within "
+      .. state.settings.handshakeTimeoutSec .. " s")
+    return false
+  end
+  if state.config.waitConfigurationDone then
+    state.configurationDone = false
+    if not serveUntil(l, function() return state.configurationDone end, 10) then return false end
+  elseif not state.config.stopOnEntry then
+    -- Upstream IDEs send breakpoints right after the handshake, without configurationDone.
+    if not serveUntil(l, function() return false end, 0.2) then return false end
+  end
+  drain()
+  if link.current() ~= l then return false end
+  if state.config.stopOnEntry then stepping.stopOnEntry() end
+  onAttached()
+  link.log("LuaPanda: attached (" .. compat.luaVersion .. ")", 0)
+  return true
+end
+
+-- Connecting ----------------------------------------------------------------------------------
+function M.tryAttach(acceptTimeout, connectTimeout)
+  if link.current() then return true end
+  if M.handshaking then return false end
+  lastAttempt = state.clock()
+  local settings = state.settings
+  local l
+  if M.mode == "server" then
+    if not serverSocket then
+      serverSocket = transport.listen(M.host, M.port, settings.customGetSocketInstance)
+      if not serverSocket then return false end
+    end
+    l = transport.accept(serverSocket, acceptTimeout or 0)
+    if l then pcall(serverSocket.close, serverSocket) serverSocket = nil end
+  else
+    l = transport.connect(M.host, M.port, connectTimeout or settings.connectTimeoutSec,
+      settings.customGetSocketInstance)
+  end
+  if not l then return false end
+  link.set(l)
+  M.handshaking = true
+  local wasInside = hook.setInside(true)
+  local ok, result = pcall(handshake, l)
+  M.handshaking = false
+  if not ok or not result then
+    if link.current() == l then M.disconnect(ok and "handshake failed" or ("handshake failed: " .. tostring(result))) end
+    hook.setInside(wasInside)
+    return false
+  end
+  hook.setInside(wasInside)
+  -- The handshake ran a lot of the runtime's code: LuaJIT's hot counters back to their start
+  -- values (compat.resetJitCounters; a failed attempt is short and leaves them as they are).
+  compat.resetJitCounters()
+  return true
+end
+
+--- start()/startServer(): remembers where the IDE is and makes the first attempt. Returns
+--- whether the IDE is attached, or nil and why the debugger cannot work at all.
+function M.connect(mode, host, port)
+  local settings = state.settings
+  local usable, why = transport.available(settings.customGetSocketInstance)
+  if not usable then return nil, why end
+  M.mode, M.host, M.port = mode, host, port
+  M.attachMode = true
+  state.clock = compat.clockSource(transport.socketCore())
+  wakeup.init({ isDue = M.isDue, onSafePoint = M.onSafePoint, afterSafePoint = M.afterSafePoint,
+    isInside = hook.isInside, isOwnSource = breakpoints.isOwnSource, isOurs = hook.isOurs })
+  wakeup.start()
+  -- start()'s own attempt may wait longer on this machine's loopback: nobody listening answers at
+  -- once there (no cost without an IDE), and a busy machine may take a while to complete a
+  -- connect. Retries and remote hosts keep the short timeout (a host that drops the attempt
+  -- would stall the game for the whole timeout).
+  local loopback = host == "127.0.0.1" or host == "localhost" or host == "::1"
+  local connectTimeout = loopback and math.max(settings.connectTimeoutSec, 1) or nil
+  return M.tryAttach(mode == "server" and settings.listeningTimeoutSec or nil, connectTimeout)
+end
+
+--- stopAttach(): detach, and stop trying to attach.
+function M.stopAttach()
+  M.attachMode = false
+  if link.current() then M.disconnect("stopAttach") end
+  wakeup.stop()
+  native.detach()
+  if serverSocket then pcall(serverSocket.close, serverSocket) serverSocket = nil end
+  hook.configure({ enabled = false })
+end
+
+return M

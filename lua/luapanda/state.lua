@@ -1,0 +1,42 @@
+-- state.lua: what the parts of the session share: the user's settings, the IDE's configuration
+-- from initSuccess, how far the handshake got, and whether (and where) the program is stopped.
+-- Plain fields, no behaviour; the link itself is link.lua's, and the modules outside the session
+-- learn of it and of the exception filters through announcements (events.lua).
+local M = {}
+
+-- User-editable settings (upstream names), exposed through LuaPanda.
+M.settings = {
+  attachInterval = 1,          -- seconds between reconnect attempts
+  connectTimeoutSec = 0.05,
+  listeningTimeoutSec = 0.5,
+  handshakeTimeoutSec = 10,    -- the IDE accepted the connection but sent nothing: give up
+  pollInstructions = 100000,   -- count hook period while connected (0: notice commands at GC
+                               -- cycles and LuaPanda.tick() only)
+  jitOffWhileAttached = false, -- LuaJIT: true keeps the compiler off while attached, so that
+                               -- pause stops even a compiled loop that never leaves its trace
+  useNative = true,            -- use the native accelerator (luapanda_native<abi>) when found
+  customGetSocketInstance = nil,
+  stoppedProbeSec = 10,        -- while stopped and the IDE says nothing, check the link this often
+  tickPollSec = 0.05,          -- LuaPanda.tick() reads the IDE's commands at most this often
+}
+
+-- What the IDE asked for in initSuccess (commands.lua).
+M.config = { logLevel = 1, stopOnEntry = false, base64 = false }
+
+M.gameName = nil              -- start(host, port, {name = ...}): the game's name in the IDE
+
+-- The handshake (attach.lua waits for these; commands.lua sets them).
+M.initialized = false
+M.handshakeRefused = nil      -- why initSuccess was refused, or nil
+M.configurationDone = true
+
+-- The stop (stops.lua): whether the program is stopped, and where its running thread stopped:
+-- stopThread (thread key), stopDepth (levels), stopLine, callerLine (its caller's line, when the
+-- caller runs in the same thread). Steps start from there (stepping.lua).
+M.stopped = false
+M.stopThread, M.stopDepth, M.stopLine, M.callerLine = nil, nil, nil, nil
+
+-- Seconds, for timeouts and intervals: os.time until start() finds a finer clock (attach.lua).
+M.clock = os.time
+
+return M
