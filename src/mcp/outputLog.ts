@@ -32,28 +32,48 @@ export const LOGPOINT_PREFIX = '[LogPoint Output]: ';
 export const LOGPOINT_CATEGORY = 'logpoint';
 /** A single printed line longer than this is cut, so one line cannot fill a result. */
 export const MAX_LINE_CHARS = 2000;
+/**
+ * How long a line without its newline must stay unchanged before a reader gets it as a line (a
+ * prompt, progress dots). Sooner, it may be a line that reached us in pieces: reading then would
+ * cut it in two.
+ */
+export const PARTIAL_LINE_QUIET_MS = 250;
+
+interface PendingLine {
+  readonly text: string;
+  /** When it last grew. */
+  readonly at: number;
+}
 
 export class OutputLog {
   private readonly lines: OutputLine[] = [];
   private nextCursor = 1;
   /** Text of a line not yet ended by a newline, per session and category. */
-  private readonly partial = new Map<string, string>();
+  private readonly partial = new Map<string, PendingLine>();
 
-  constructor(private readonly capacity = OUTPUT_LOG_CAPACITY) {}
+  constructor(
+    private readonly capacity = OUTPUT_LOG_CAPACITY,
+    private readonly now: () => number = Date.now,
+  ) {}
 
   /** Adds DAP output text, which may hold several lines or part of one. */
   append(sessionId: string, category: string, text: string): void {
     const key = `${sessionId}\u0000${category}`;
-    const pieces = ((this.partial.get(key) ?? '') + text).split(/\r?\n/);
+    const pieces = ((this.partial.get(key)?.text ?? '') + text).split(/\r?\n/);
     const rest = pieces.pop() ?? '';
     if (rest === '') this.partial.delete(key);
-    else this.partial.set(key, rest);
+    else this.partial.set(key, { text: rest, at: this.now() });
     for (const piece of pieces) this.push(sessionId, category, piece);
+  }
+
+  /** A session ended: what it left without a newline is its last line. */
+  endSession(sessionId: string): void {
+    this.flushPartials(sessionId, Infinity);
   }
 
   /** Lines after `cursor` (0: from the oldest kept), at most `maxLines`. */
   read(cursor: number, maxLines: number, sessionId?: string): OutputPage {
-    this.flushPartials(sessionId);
+    this.flushPartials(sessionId, this.now() - PARTIAL_LINE_QUIET_MS);
     const oldest = this.lines[0]?.cursor ?? this.nextCursor;
     const dropped = Math.max(0, oldest - cursor - 1);
     const newer = this.lines.filter(
@@ -69,10 +89,12 @@ export class OutputLog {
     };
   }
 
-  private flushPartials(sessionId?: string): void {
-    for (const [key, text] of [...this.partial]) {
+  /** Takes as lines the partial lines (of a session) that have not grown since `before`. */
+  private flushPartials(sessionId: string | undefined, before: number): void {
+    for (const [key, { text, at }] of [...this.partial]) {
       const [owner, category] = key.split('\u0000');
       if (sessionId !== undefined && owner !== sessionId) continue;
+      if (at > before) continue;
       this.partial.delete(key);
       this.push(owner, category, text);
     }

@@ -327,6 +327,7 @@ export class SessionMonitor implements Disposable {
         tracked?.progress.delete((event as DebugProtocol.ProgressEndEvent).body.progressId);
         return;
       case 'terminated':
+        this.output.endSession(session.id);
         this.markEnded(session.id);
         return;
       case 'output': {

@@ -141,8 +141,9 @@ export function luaString(text: string): string {
 
 /**
  * The `-e` code that runs the program: make the runtime (and the native accelerator build for
- * the interpreter's ABI) findable, unbuffer stdout (so output
- * arrives as it is printed), refuse a program that does not compile, have logpoint lines written
+ * the interpreter's ABI) findable, line-buffer stdout as a terminal
+ * would (output arrives line by line as it is printed, each line whole; unbuffered, a line came in
+ * pieces, and with glibc a program's own `setvbuf("line")` then kept a one-byte buffer), refuse a program that does not compile, have logpoint lines written
  * into stdout (where this side reads them in order with the program's output), connect, then run the
  * program through the runtime's `runFile` (so uncaught errors stop with the stack intact) as a
  * tail call, which leaves no frame of this code on the program's stack. A runtime without
@@ -153,7 +154,7 @@ export function preloadCode(spec: DebuggeeSpec): string {
   const args = spec.args.map(luaString);
   const setup = [
     ...searchPathCode(spec),
-    'io.stdout:setvbuf("no")',
+    'io.stdout:setvbuf("line")',
     `local chunk, err = loadfile(${program})`,
     `if not chunk then io.stderr:write(${luaString(SYNTAX_ERROR_MARKER)}, tostring(err), "\\n") os.exit(3) end`,
     `arg = { [0] = ${program}${args.map((a) => `, ${a}`).join('')} }`,

@@ -321,6 +321,22 @@ for (const lua of luaInterpreters()) {
       assert.match(t.output, /no newline at the end/);
     });
 
+    for (const args of [[], ['line']]) {
+      it(`gets the program's lines whole, as a terminal does${args.length ? ' (it sets line buffering itself)' : ''}`, async () => {
+        // Unbuffered, a line written in parts reached the reader in parts; and a program that
+        // asked for line buffering itself kept a one-byte buffer (glibc), which cut every line.
+        await launch(fixture('lines.lua'), {}, { args });
+        await t.ended();
+        const stdout = t.outputs.filter((o) => o.category === 'stdout').map((o) => o.text);
+        assert.deepEqual(
+          stdout.join('').split('\n').filter(Boolean),
+          [1, 2, 3].map((i) => `line ${i}, the first part; the second part`),
+        );
+        const cut = stdout.filter((text) => !text.endsWith('\n'));
+        assert.deepEqual(cut, [], 'every output event holds whole lines');
+      });
+    }
+
     it('loads the native accelerator build of the interpreter without any set-up', async function () {
       const build = nativeBuildFile(NATIVE_DIR, nativeAbiOf(lua));
       if (!fs.existsSync(build) && process.env.CI !== 'true') this.skip(); // CI requires it

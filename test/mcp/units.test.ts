@@ -6,13 +6,14 @@ import * as assert from 'node:assert/strict';
 import { promises as fs } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
+import fc from 'fast-check';
 import { UsageError, parseArgs } from '../../src/cli/mcp';
 import {
   LaunchConfigError,
   readLaunchConfigurations,
   resolveVariables,
 } from '../../src/mcp/launchConfig';
-import { OutputLog } from '../../src/mcp/outputLog';
+import { OutputLog, PARTIAL_LINE_QUIET_MS } from '../../src/mcp/outputLog';
 import { viewOutput } from '../../src/mcp/outputView';
 import { DapRequestError } from '../../src/mcp/dapClient';
 import { MCP_ERRORS, error, noActiveSession, notAllowed, notPaused } from '../../src/mcp/errors';
@@ -25,17 +26,66 @@ import {
 } from '../../src/mcp/tools/deadline';
 
 describe('OutputLog', () => {
-  it('splits output into lines, holding a partial line until it ends or is read', () => {
-    const log = new OutputLog();
+  it('splits output into lines, holding a partial line until it ends or stays unchanged a while', () => {
+    let now = 1000;
+    const log = new OutputLog(undefined, () => now);
     log.append('s1', 'stdout', 'hello\nwor');
     log.append('s1', 'stdout', 'ld\r\nlast');
+    const texts = (cursor: number) => log.read(cursor, 10).lines.map((l) => l.text);
+    assert.deepEqual(texts(0), ['hello', 'world'], 'the rest of "last" may be on its way');
+    now += PARTIAL_LINE_QUIET_MS;
     const page = log.read(0, 10);
     assert.deepEqual(
       page.lines.map((l) => l.text),
       ['hello', 'world', 'last'],
+      'a prompt without a newline shows once it stays as it is',
     );
     assert.equal(page.more, false);
     assert.deepEqual(log.read(page.nextCursor, 10).lines, []);
+  });
+
+  it("gives a session's unfinished line when the session ends", () => {
+    const log = new OutputLog(undefined, () => 0);
+    log.append('s1', 'stdout', 'bye');
+    log.append('s2', 'stdout', 'still running');
+    log.endSession('s1');
+    assert.deepEqual(
+      log.read(0, 10).lines.map((l) => [l.sessionId, l.text]),
+      [['s1', 'bye']],
+    );
+  });
+
+  it('never cuts a line that arrives in pieces, however reads fall between them', () => {
+    const text = fc.array(fc.stringMatching(/^[a-z ]{0,12}$/), { minLength: 1, maxLength: 8 });
+    fc.assert(
+      fc.property(
+        text,
+        fc.array(fc.nat(40), { maxLength: 12 }),
+        fc.infiniteStream(fc.boolean()),
+        (lines, cuts, readBetween) => {
+          let now = 0;
+          const log = new OutputLog(undefined, () => now);
+          const all = lines.map((l) => `${l}\n`).join('');
+          const at = [...new Set(cuts.map((c) => c % (all.length + 1)))].sort((a, b) => a - b);
+          const seen: string[] = [];
+          let cursor = 0;
+          const read = () => {
+            const page = log.read(cursor, 1000);
+            seen.push(...page.lines.map((l) => l.text));
+            cursor = page.nextCursor;
+          };
+          let from = 0;
+          for (const to of [...at, all.length]) {
+            log.append('s1', 'stdout', all.slice(from, to));
+            from = to;
+            now += PARTIAL_LINE_QUIET_MS - 1;
+            if (readBetween.next().value) read();
+          }
+          read();
+          assert.deepEqual(seen, lines);
+        },
+      ),
+    );
   });
 
   it('pages with a cursor and says when more is waiting', () => {
