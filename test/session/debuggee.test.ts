@@ -37,7 +37,7 @@ describe('session/debuggee', () => {
       port: 40123,
     });
     assert.match(code, /package\.path = "\/opt\/luapanda\/\?\.lua;"/);
-    assert.match(code, /io\.stdout:setvbuf\("no"\)/);
+    assert.match(code, /io\.stdout:setvbuf\("line"\)/);
     assert.match(code, /loadfile\("C:\\\\game\\\\main\.lua"\)/);
     assert.match(code, /LuaPanda\.start\("127\.0\.0\.1", 40123\)/);
     // Logpoint lines through stdout, in order with the program's output (before it runs).
