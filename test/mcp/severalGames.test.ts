@@ -3,7 +3,8 @@
  * real Lua over real TCP): the attach session is the parent of every game, each a session of its
  * own named after the game; each stops at the shared breakpoint independently; one continues
  * while the other stays paused; one ending does not end the other. start_debugging answers with
- * the game that stopped; the parent's id stands for its only game, and with two is refused.
+ * the game that stopped; the parent's id stands for its only game, and with two is refused, except
+ * by set_exception_filters, which sets the filters of every game.
  */
 import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs/promises';
@@ -33,6 +34,7 @@ const GAME = [
   '  total = total + i -- the breakpoint',
   'end',
   'print(name .. " total " .. total)',
+  'pcall(error, name .. " caught error")',
   '',
 ].join('\n');
 const BP_LINE = 15;
@@ -44,6 +46,7 @@ interface SessionView {
   name: string;
   state: string;
   parent_id?: string;
+  exception_filters?: unknown[];
 }
 
 for (const lua of luaInterpreters().filter((l) => l.command === 'lua5.4' || l.isLuaJIT)) {
@@ -199,6 +202,62 @@ for (const lua of luaInterpreters().filter((l) => l.command === 'lua5.4' || l.is
       assert.match(String(last.message), /"server" ended/);
       assert.equal((await server.waitForExit(10_000)).code, 0);
       assert.match(server.stdout, /^server total 6$/m);
+    });
+
+    it("set_exception_filters with the attach session's id sets them in every game", async () => {
+      const set = await call('set_breakpoint', {
+        file_path: path.join(fixture.workspace, 'game.lua'),
+        line_number: BP_LINE,
+      });
+      assert.equal(set.status, 'success', JSON.stringify(set));
+      const starting = call('start_debugging', {
+        configuration_name: 'games',
+        timeout_seconds: 30,
+      });
+      launchGame('server');
+      const first = await starting;
+      assert.equal(first.status, 'stopped', JSON.stringify(first));
+      launchGame('client');
+      await waitFor('the second game to stop', async () =>
+        (await sessions()).find((s) => s.name === 'client' && s.state === 'Stopped'),
+      );
+      const [hub, ...games] = await sessions();
+      assert.deepEqual(
+        games.map((g) => g.name),
+        ['server', 'client'],
+      );
+
+      const filters = await call('set_exception_filters', {
+        session_id: hub.id,
+        filters: ['uncaught', 'caught'],
+      });
+      assert.equal(filters.status, 'success', JSON.stringify(filters));
+      assert.deepEqual(
+        filters.games,
+        games.map((g) => g.id),
+      );
+      assert.match(String(filters.message), /In 2 game\(s\) \("server", "client"\)/);
+      assert.deepEqual(
+        (await sessions()).map((s) => [s.name, s.exception_filters]),
+        [
+          ['games', ['uncaught', 'caught']],
+          ['server', ['uncaught', 'caught']],
+          ['client', ['uncaught', 'caught']],
+        ],
+      );
+
+      // Each game now stops at the error its pcall catches.
+      await call('remove_breakpoint', { clear_all: true });
+      for (const game of games) {
+        const stop = await call('continue_debugging', {
+          session_id: game.id,
+          thread_id: MAIN_THREAD,
+          timeout_seconds: 20,
+        });
+        assert.equal(stop.status, 'stopped', JSON.stringify(stop));
+        const data = stop.stop_event_data as { reason?: string; text?: string } | undefined;
+        assert.deepEqual([data?.reason, data?.text], ['exception', `${game.name} caught error`]);
+      }
     });
 
     it('start_debugging of the attach configuration answers with the game that stopped', async () => {

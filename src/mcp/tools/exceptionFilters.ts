@@ -7,7 +7,7 @@ import { EXCEPTION_FILTERS } from '../../adapter/capabilities';
 import { DebugSessionPort } from '../channel';
 import { ExceptionFilterEntry, exceptionBreakpointsArgs, filterName } from '../exceptionFilters';
 import { ToolResult, baseOutputShape, error } from '../results';
-import { ANNOTATIONS, defineTool, findSession, messageOf } from './context';
+import { ANNOTATIONS, defineTool, findSession, gamesOf, messageOf } from './context';
 
 /** The Lua debugger's filters, for the descriptions and for checking a luapanda start. */
 export const LUA_EXCEPTION_FILTERS: readonly string[] = EXCEPTION_FILTERS.map((f) => f.filter);
@@ -26,38 +26,56 @@ export const setExceptionFilters = defineTool({
   name: 'set_exception_filters',
   title: 'Set exception filters',
   description:
-    'Replaces which errors stop the program (reason "exception") in one session, running or ' +
-    'paused. get_debug_state shows them.',
+    'Replaces which errors stop the program (reason "exception") in a session (attach ' +
+    'session: all its games), running or paused. get_debug_state shows them.',
   inputSchema: { filters: filtersArg, session_id: z.string().optional() },
-  // (exception_filters, available_filters: in the result, undeclared to keep tools/list small.)
+  // (exception_filters, available_filters, games: in the result, undeclared to keep tools/list
+  // small.)
   outputSchema: baseOutputShape,
   annotations: ANNOTATIONS.changes,
   async handler(args, context) {
-    const found = findSession(context, args.session_id);
+    const found = findSession(context, args.session_id, { whole: true });
     if ('failure' in found) return found.failure;
     const { session } = found;
     const filters = distinct(args.filters);
     const refused = refusedFilters(session, filters);
     if (refused) return refused;
-    let answer: unknown;
-    try {
-      answer = await session.customRequest(
-        'setExceptionBreakpoints',
-        exceptionBreakpointsArgs(filters),
-      );
-    } catch (e) {
-      return error('debugger-error', `The debugger refused the exception filters: ${messageOf(e)}`);
+    // An attach session with games: every game gets them, and the attach session keeps them for
+    // the games that connect later.
+    const games = gamesOf(context, session);
+    const problems: string[] = [];
+    for (const target of [session, ...games]) {
+      let answer: unknown;
+      try {
+        answer = await target.customRequest(
+          'setExceptionBreakpoints',
+          exceptionBreakpointsArgs(filters),
+        );
+      } catch (e) {
+        const whose = games.length > 0 ? ` (session "${target.name}", ${target.id})` : '';
+        return error(
+          'debugger-error',
+          `The debugger refused the exception filters${whose}: ${messageOf(e)}`,
+        );
+      }
+      problems.push(...unverifiedMessages(answer).filter((p) => !problems.includes(p)));
     }
-    const problems = unverifiedMessages(answer);
+    const where =
+      games.length > 0
+        ? ` In ${games.length} game(s) (${games.map((g) => `"${g.name}"`).join(', ')}), and in ` +
+          'games that attach later.'
+        : '';
     return {
       status: 'success',
       session_id: session.id,
+      ...(games.length > 0 ? { games: games.map((g) => g.id) } : {}),
       exception_filters: [...(session.exceptionFilters.active ?? filters)],
       available_filters: availableFilters(session),
       message:
         (filters.length === 0
           ? 'No error stops the program now.'
           : `Errors stop the program for: ${filters.map(describeEntry).join(', ')}.`) +
+        where +
         (problems.length > 0 ? ` But: ${problems.join(' ')}` : ''),
     };
   },
