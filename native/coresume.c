@@ -6,10 +6,10 @@
  * tells the watcher which thread runs. Done in Lua that bookkeeping costs a game more than
  * everything else the idle runtime does (two resumes per frame: about a tenth of a LuaJIT frame).
  * Here it is a few table writes around the interpreter's own resume. Whatever else a resume may
- * need — a stop that may happen (a snapshot of the main thread's frames, LuaJIT's hook following
- * the running thread), a step to hand over, a coroutine that died, hooks changed while it ran —
- * the Lua side says so (resumestate) or the result shows it, and the Lua implementation does it:
- * before the resume by running instead of this, after it by finishing in Lua.
+ * need — LuaJIT's hook following the running thread while breakpoints exist, a step to hand over, a
+ * coroutine that died, hooks changed while it ran — the Lua side says so (resumestate) or the
+ * result shows it, and the Lua implementation does it: before the resume by running instead of
+ * this, after it by finishing in Lua.
  *
  * The frames are those of the Lua path: the program's caller, this C function where the Lua path
  * has its C face (module.c's trampoline), and for the finishing work a Lua function standing
@@ -17,8 +17,7 @@
  */
 #include "luapanda_native.h"
 
-static int fastAllowed = 0;       /* the Lua side says: bookkeeping only */
-static int mainNeedsSnapshot = 0; /* 5.1/LuaJIT: a resume from the main thread takes the Lua path */
+static int fastAllowed = 0;  /* the Lua side says: bookkeeping only */
 static int trackRunning = 0; /* tell the watcher which thread runs (PUC Lua with the watcher) */
 static unsigned long generation = 0; /* bumped by every resumestate: hooks may have changed */
 
@@ -64,7 +63,9 @@ static void setRunning(lua_State *L, lua_State *thread, int threadIndex) {
  * The bookkeeping before a resume, with the entry (coroutines.lua's known[co]) at entryIndex:
  * returns 0 (nothing pushed) when the Lua path must run instead, else pushes the resumer's key
  * (compat.currentThread's: the MAIN sentinel, upvalue mainUpvalue, for the main thread) and sets
- * entry.by/byHandle.
+ * entry.by/byHandle. The handle is the resuming thread itself, the main thread of 5.1/LuaJIT
+ * included: coroutine.running() gives the program none there, but the debug library reads the
+ * main thread's frames through it, so a stop inside the coroutine shows them, variables and all.
  */
 static int beginResume(lua_State *L, int entryIndex, int mainUpvalue) {
   int isMain;
@@ -75,12 +76,6 @@ static int beginResume(lua_State *L, int entryIndex, int mainUpvalue) {
   }
   lua_pop(L, 1);
   isMain = lua_pushthread(L);
-#if LUA_VERSION_NUM == 501
-  if (isMain && mainNeedsSnapshot) {
-    lua_pop(L, 1);
-    return 0;
-  }
-#endif
   if (isMain) {
     lua_pushvalue(L, lua_upvalueindex(mainUpvalue));
   } else {
@@ -88,16 +83,7 @@ static int beginResume(lua_State *L, int entryIndex, int mainUpvalue) {
   }
   lua_pushvalue(L, -1);
   lua_setfield(L, entryIndex, "by");
-#if LUA_VERSION_NUM == 501
-  /* The main thread of 5.1/LuaJIT has no handle (coroutine.running() is nil there). */
-  if (isMain) {
-    lua_pushnil(L);
-  } else {
-    lua_pushvalue(L, -2);
-  }
-#else
   lua_pushvalue(L, -2);
-#endif
   lua_setfield(L, entryIndex, "byHandle");
   lua_remove(L, -2); /* the thread: only the key stays */
   return 1;
@@ -312,13 +298,12 @@ int lpn_coroutineFast(lua_State *L) {
 }
 
 /*
- * resumestate(fast, mainNeedsSnapshot, trackRunning): what the hooks now need of a resume. Every
- * call also tells a resume running meanwhile to finish in Lua (its hooks may have changed).
+ * resumestate(fast, trackRunning): what the hooks now need of a resume. Every call also tells a
+ * resume running meanwhile to finish in Lua (its hooks may have changed).
  */
 int lpn_resumeState(lua_State *L) {
   fastAllowed = lua_toboolean(L, 1);
-  mainNeedsSnapshot = lua_toboolean(L, 2);
-  trackRunning = lua_toboolean(L, 3);
+  trackRunning = lua_toboolean(L, 2);
   generation++;
   return 0;
 }

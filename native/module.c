@@ -7,6 +7,8 @@
  *   setluahook(co|nil, fn|nil, mask, count)  debug.sethook, but never racing our signal handler
  *   setinside(bool)                    the runtime's own code runs (no events, no signals)
  *   running(co|nil)                    the thread that runs now (nil: the caller's)
+ *   thread()                           the caller's thread, the main thread of 5.1/LuaJIT included
+ *                                      (where coroutine.running() gives none)
  *   watch(fd) / unwatch()              the socket watcher (true, or nil and why)
  *   status()                           a table for LuaPanda.getInfo()/doctor()
  *   forget()                           the runtime's verdicts were emptied (breakpoints changed)
@@ -14,7 +16,7 @@
  *                                      runtime's replacements of library functions look to the
  *                                      program like the C functions they replace
  *   coroutinefast(rawResume, known, MAIN, finish, after) -> makeResume, makeWrap
- *   resumestate(fast, mainNeedsSnapshot, trackRunning)  see coresume.c
+ *   resumestate(fast, trackRunning)    see coresume.c
  * Only one Lua state of a process can install it at a time (the hook state is per process).
  */
 #include <string.h>
@@ -194,6 +196,11 @@ static int l_running(lua_State *L) {
   return 0;
 }
 
+static int l_thread(lua_State *L) {
+  lua_pushthread(L);
+  return 1;
+}
+
 static int l_watch(lua_State *L) {
   const char *why = "unknown";
   int fd = (int)luaL_checkinteger(L, 1);
@@ -296,6 +303,7 @@ static const luaL_Reg functions[] = {{"install", l_install},
                                      {"setluahook", l_setluahook},
                                      {"setinside", l_setinside},
                                      {"running", l_running},
+                                     {"thread", l_thread},
                                      {"watch", l_watch},
                                      {"unwatch", l_unwatch},
                                      {"status", l_status},

@@ -58,6 +58,8 @@ local function adopt(co)
 end
 
 local finish
+-- The native module's thread(): the caller's thread, the main one of 5.1/LuaJIT included (M.install).
+local threadOf = nil
 
 -- The hot path of every resume: no table, no stack walk unless something could stop. What only
 -- matters when the coroutine has died or a step was left in it is done after it returns.
@@ -71,10 +73,12 @@ local function resume(...)
   -- Running or resuming another: the resume fails, as the original says; nothing to record.
   if entry.by ~= nil then return raw.resume(...) end
   local key, handle = currentThread()
+  -- The main thread of 5.1/LuaJIT has no handle the program can get; the native module gives it.
+  if handle == nil and threadOf then handle = threadOf() end
   entry.by, entry.byHandle = key, handle
   if handle == nil and connected and hook.anyActive() then
-    -- The main thread of 5.1/LuaJIT has no handle: keep a description of its frames (no
-    -- variables) for the resumer chain, only while something could stop.
+    -- Pure Lua there: keep a description of its frames (no variables) for the resumer chain,
+    -- only while something could stop.
     entry.snapshot = stack.snapshot(2)
   end
   hook.switchTo(co)
@@ -219,6 +223,7 @@ function M.install()
   -- With the native module the common case runs in C (native/coresume.c); Lua 5.2's hooks hold
   -- threads, which takes the Lua path on every resume anyway.
   local mod = native.module()
+  threadOf = mod and mod.thread or nil
   if mod and mod.coroutinefast and not holdsThreads then
     makeResume, makeWrap = mod.coroutinefast(raw.resume, known, compat.MAIN, finishFromC, wrapFromC)
     hook.setResumeState(mod.resumestate)

@@ -573,14 +573,14 @@ end
 
 --- Tells the native coroutine wrappers (native/coresume.c) what a resume needs now: only the
 --- bookkeeping they do in C, unless a step runs, a Lua 5.2 hook holds threads, or LuaJIT's one
---- global hook must follow the running thread; a resume from the main thread of 5.1/LuaJIT takes
---- the Lua path while breakpoints exist (its frames are snapshotted for the resumer chain). Any
---- call also sends a resume that is running now to finish in Lua.
+--- global hook must follow the running thread (the C side gives the resumer chain every thread's
+--- handle, the main thread of 5.1/LuaJIT included). Any call also sends a resume that is running
+--- now to finish in Lua.
 updateResumeState = function()
   if not resumeState then return end
   local fast = native ~= nil and enabled and not slow and not hooksHoldThreads
     and not (isJIT and (bpMode or special or programHooked))
-  resumeState(fast, bpMode, enabled and watching and not isJIT)
+  resumeState(fast, enabled and watching and not isJIT)
 end
 
 --- Registers the switch of the native coroutine wrappers (nil: none in use).
@@ -591,7 +591,7 @@ end
 
 function M.configure(state)
   M.generation = M.generation + 1
-  if resumeState then resumeState(false, true, false) end
+  if resumeState then resumeState(false, false) end
   enabled = state.enabled and true or false
   pollEvery = state.pollEvery or pollEvery
   bpMode = breakpoints.count() > 0

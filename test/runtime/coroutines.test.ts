@@ -38,6 +38,19 @@ for (const lua of runtimeVariants()) {
       const resumer = first.stack.find((f) => f.coroutine === 'main' && f.name === 'driver');
       assert.ok(resumer, `resumer frames in ${JSON.stringify(first.stack)}`);
       assert.equal(resumer.line, coroutines.line(F, 'resume2'));
+      // The resumer's variables: its thread is read live. The main thread of 5.1/LuaJIT has no
+      // handle in pure Lua (its frames are described when the resume starts, without variables);
+      // the native module gives one.
+      const resumerLocals = await c.request('getVariable', {
+        varRef: '10000',
+        stackId: String(resumer.index),
+      });
+      const handleless = (lua.command === 'lua5.1' || lua.isLuaJIT) && !lua.native;
+      assert.deepEqual(
+        resumerLocals.filter((v) => v.name === 'first').map((v) => v.value),
+        handleless ? [] : ['2'],
+        JSON.stringify(resumerLocals),
+      );
       const locals = await c.request('getVariable', {
         varRef: '10000',
         stackId: String(top.index),
