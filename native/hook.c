@@ -27,8 +27,8 @@ lua_State *volatile lpn_running = NULL;
  * CallInfo, which starts with the stack slot of the function, which starts with the value — for
  * a function, the address lua_topointer gives. That layout is the interpreter's, not its API, so
  * it is trusted only after VERIFY_CALLS calls on which it agreed with lua_getinfo, and never again
- * after one on which it did not. (5.1's record holds an index instead: see below. LuaJIT's state
- * is laid out otherwise: it always asks lua_getinfo.)
+ * after one on which it did not. (5.1's record holds an index instead, LuaJIT's a stack offset:
+ * see below.)
  */
 #define VERIFY_CALLS 256
 static int layoutAgreed = 0; /* calls on which it agreed; -1: it disagreed once */
@@ -62,12 +62,37 @@ static const void *calledFunction51(lua_State *L, lua_Debug *ar) {
   if (state->base_ci + ar->i_ci != state->ci || state->ci >= state->end_ci) return NULL;
   return *state->ci->func;
 }
-#define calledFunction(ar) calledFunction51(L, ar)
+
+/*
+ * LuaJIT with 64-bit references (GC64, the x64 default since 2.1.0-beta3): the hook's record holds
+ * the called frame's offset in the thread's stack, the frame's base is one slot above it and the
+ * function's slot one below it, its value's low 47 bits the function's address (lj_obj.h). The
+ * state is read as lj_obj.h lays it out; the stack and base it holds must match the record's
+ * offset before the stack is read at all.
+ */
+struct LpnStateJIT {
+  uint64_t nextgc;
+  uint8_t marked, gct, dummyFfid, status;
+  uint64_t glref, gclist;
+  const uint64_t *base, *top;
+  uint64_t maxstack;
+  const uint64_t *stack;
+};
+#define LPN_JIT_GCVMASK ((((uint64_t)1) << 47) - 1)
+static const void *calledFunctionJIT(lua_State *L, lua_Debug *ar) {
+  const struct LpnStateJIT *state = (const struct LpnStateJIT *)L;
+  unsigned offset = (unsigned)ar->i_ci & 0xffffu;
+  if (layoutAgreed < 0 || sizeof(void *) != 8 || offset < 2 || ((unsigned)ar->i_ci >> 16) != 0)
+    return NULL;
+  if (state->stack == NULL || state->base != state->stack + offset + 1) return NULL;
+  return (const void *)(uintptr_t)(state->stack[offset - 1] & LPN_JIT_GCVMASK);
+}
+#define calledFunction(ar) (lpn.isJIT ? calledFunctionJIT(L, ar) : calledFunction51(L, ar))
 #endif
 
-/* For status(): "direct" (trusted), "checking", "getinfo" (it disagreed, or 5.1/LuaJIT). */
+/* For status(): "direct" (trusted), "checking", "getinfo" (it disagreed). */
 const char *lpn_callReads(void) {
-  if (lpn.isJIT || layoutAgreed < 0) return "getinfo";
+  if (layoutAgreed < 0) return "getinfo";
   return layoutAgreed >= VERIFY_CALLS ? "direct" : "checking";
 }
 
