@@ -2,11 +2,12 @@
  * The floor rows of the game-loop bench (bench/gameLoop.ts): the same frame loop with no debugger,
  * but paying what any debugger that hooks the way ours does must pay — the runtime loaded and
  * never started (its memory makes every collection longer), an empty Lua call hook and one that
- * reads the called function with debug.getinfo (the least a pure-Lua debugger pays with a
- * breakpoint elsewhere: there is no other way to know the function), empty C hooks on calls, on calls reading the
- * called function (the least a per-function breakpoint verdict needs) and on calls, returns and
- * lines (a breakpoint in the running function), and, under LuaJIT, its compiler off (where any
- * hook sends the code). An aim below its floor cannot be met by this design; the rows say so.
+ * reads the called function with debug.getinfo (the least the pure-Lua hook pays watching calls:
+ * there is no other way to know the function) and an empty Lua line hook (the least it pays
+ * watching lines), empty C hooks on calls, on calls reading the called function (the least a
+ * per-function breakpoint verdict needs) and on calls, returns and lines (a breakpoint in the
+ * running function), and, under LuaJIT, its compiler off (where any hook sends the code). An aim
+ * below its floor cannot be met by this design; the rows say so.
  * The C hooks are bench/native/floorhooks.c, built by scripts/build-floorhooks.mjs (never shipped).
  */
 import * as path from 'node:path';
@@ -36,6 +37,12 @@ export const FLOORS: readonly FloorSpec[] = [
   {
     kind: 'luaCallF',
     label: 'floor: Lua call hook reading the function',
+    cHook: false,
+    divisors: { 'lua5.4': 4, 'lua5.1': 4, luajit: 40 },
+  },
+  {
+    kind: 'luaLine',
+    label: 'floor: empty Lua line hook',
     cHook: false,
     divisors: { 'lua5.4': 4, 'lua5.1': 4, luajit: 40 },
   },
