@@ -42,7 +42,7 @@ for _, m in ipairs({ compat, json, paths, breakpoints, hook, stack, variables, e
   require("luapanda.errorfilters"), require("luapanda.events"), require("luapanda.state"),
   require("luapanda.link"), require("luapanda.attach"), require("luapanda.dispatch"),
   require("luapanda.commands"), require("luapanda.initinfo"), require("luapanda.stepping"),
-  require("luapanda.stops"), require("luapanda.hits"), require("luapanda.hookmode"),
+  require("luapanda.stops"), require("luapanda.hits"), require("luapanda.hookmode"), require("luapanda.hookchoice"),
   require("luapanda.preview"), require("luapanda.classnames"), linemap }) do
   registerOwn(m)
 end
@@ -210,6 +210,9 @@ function M.getInfo()
   local state = hook.state()
   lines[#lines + 1] = "hook: enabled=" .. tostring(state.enabled) .. " breakpointsActive=" .. tostring(state.bpMode)
     .. " slow=" .. tostring(state.slow) .. " inside=" .. tostring(hook.isInside()) .. " jitForcedOff=" .. tostring(compat.jitIsForcedOff())
+  lines[#lines + 1] = "line filter: allowed=" .. tostring(state.linesAllowed) .. " threads went to calls "
+    .. state.toCalls .. " times, to lines " .. state.toLines .. " times (hookStrategy="
+    .. tostring(session.settings.hookStrategy) .. ")"
   lines[#lines + 1] = "thread hook: " .. hook.describeCurrent()
   lines[#lines + 1] = native.describe()
   lines[#lines + 1] = "breakpoints: " .. breakpoints.count()

@@ -18,6 +18,7 @@ local M = {}
 local getinfo = debug.getinfo
 local byKey = {}            -- key -> { [fullPath] = { path = fullPath, lines = { [line] = bp } } }
 local count = 0             -- number of line breakpoints in total
+local bindings = 0          -- breakpoints bound to a line of their function so far (M.lineFilter)
 local fnCount = 0           -- number of function breakpoints (fnbreakpoints.lua)
 -- fn -> its function breakpoint (fnbreakpoints.lua): its verdict carries it under the key 0, the
 -- hook's sign to stop at the first line event of each call (see hook.lua).
@@ -80,6 +81,41 @@ end
 
 --- The verdict cache itself (weak keys): fn -> {line -> bp} or false; absent = not computed.
 function M.verdictTable() return verdicts end
+
+--- Whether code of every file with breakpoints has been seen (each told to the IDE as loaded).
+function M.allAnnounced()
+  for _, group in pairs(byKey) do
+    for _, entry in pairs(group) do
+      if not entry.announced then return false end
+    end
+  end
+  return true
+end
+
+--- A version of what M.lineFilter returns: it changes whenever that may change.
+function M.lineVersion() return M.generation * 65536 + bindings end
+
+--- The line numbers a line breakpoint may stop on, in any file (line -> true), for the hook's
+--- line filter (hook.lua): each breakpoint's line and the line it bound on; for one that names
+--- its function and has not bound yet, every line from the one asked for to that function's end
+--- (it binds on the first of them with code).
+function M.lineFilter()
+  local lines = {}
+  for _, group in pairs(byKey) do
+    for _, entry in pairs(group) do
+      for line, bp in pairs(entry.lines) do
+        lines[line] = true
+        if (bp.bound or 0) > 0 then
+          lines[bp.bound] = true
+        elseif bp.fnFirst then
+          local last = bp.fnLast or line
+          for l = bp.requested or line, math.max(last, line) do lines[l] = true end
+        end
+      end
+    end
+  end
+  return lines
+end
 
 function M.clear()
   byKey, count = {}, 0
@@ -375,6 +411,7 @@ local function compute(fn)
       if active then at = firstActive(active, bp.requested or line) else at = line end
       if bp.bound ~= (at or 0) then
         bp.bound = at or 0
+        bindings = bindings + 1
         notice(bp.entry, bp, bp.bound)
       end
     elseif target == nil then

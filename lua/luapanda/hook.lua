@@ -14,6 +14,7 @@ local compat = require("luapanda.compat")
 local breakpoints = require("luapanda.breakpoints")
 local proghooks = require("luapanda.proghooks")
 local contract = require("luapanda.contract")
+local hookchoice = require("luapanda.hookchoice")
 
 local M = {}
 
@@ -55,6 +56,25 @@ local hooksHoldThreads  -- Lua 5.2: see M.afterResume
 local jitWanted, retryJit -- LuaJIT: the compiler state wanted, and the hook that retries it
 local programHooked = false -- the program has set a hook of its own since the runtime started
 local resumeState = nil     -- the native coroutine wrappers' switch (see M.setResumeState)
+local modeOf                -- a stack's mode (below)
+
+-- The line filter (hookchoice.lua): with the pure-Lua hook on PUC Lua, a thread may watch its
+-- lines instead of its calls. `filter` holds every line number a breakpoint may stop on.
+local CALLS, LINES = hookchoice.CALLS, hookchoice.LINES
+local choiceSetting = "auto" -- settings.hookStrategy: "auto", "calls" or "lines"
+local linesAllowed = false   -- the state allows the filter (see allowLines)
+local filter = {}
+local filterFor = nil        -- the breakpoints' version the filter was built for
+local lineHooks = setmetatable({}, { __mode = "k" }) -- the threads' line-filter hooks
+-- Line events between two ticks of a thread in lines (about pollEvery instructions). Its hook
+-- counts lines instead of setting a count hook: while a line hook is set, a count that runs out
+-- during the hook function itself is spent without an event (the instructions of the hook count
+-- too), and a thread in lines was seen to get no count event at all after a skipped stop near
+-- the C-stack limit: pause went unanswered.
+local linesPerTick = math.huge
+-- The deepest stack on which a thread in lines may go over to calls (see linesTick).
+local MODE_DEPTH = 400
+local switches = { toCalls = 0, toLines = 0 }        -- how often threads changed their choice
 
 -- `inside` (the runtime's own code runs) is mirrored into the C hook, which must then stay quiet.
 local function setInsideFlag(v)
@@ -124,6 +144,30 @@ local function pollIfOverdue()
   return generation == M.generation
 end
 
+--- Whether threads may watch lines instead of calls now: pure Lua on PUC Lua, line breakpoints
+--- and nothing else (function breakpoints need call events, a step every line), a count hook to
+--- decide by (or the setting "lines"), and every file with breakpoints seen loaded — or not seen
+--- in UNSEEN_GRACE seconds of CPU time in calls since breakpoints changed. (A file is seen in
+--- calls when one of its functions is called, and the IDE then shows its breakpoints bound;
+--- lines see a file only when a line a breakpoint is on runs in it. Its breakpoints stop either
+--- way.)
+local UNSEEN_GRACE = 2
+local unseenSince = nil -- CPU time since which a file with breakpoints has not been seen
+local function allowLines()
+  linesAllowed = enabled and bpMode and not slow and not entryCalls and not isJIT and native == nil
+    and choiceSetting ~= "calls" and (pollEvery > 0 or choiceSetting == "lines")
+  if linesAllowed and filterFor ~= breakpoints.lineVersion() then
+    filterFor = breakpoints.lineVersion()
+    filter = breakpoints.lineFilter()
+    unseenSince = nil
+  end
+  if linesAllowed and not breakpoints.allAnnounced() then
+    unseenSince = unseenSince or lastPoll
+    linesAllowed = lastPoll - unseenSince >= UNSEEN_GRACE
+  end
+  return linesAllowed
+end
+
 -- Every hook function the runtime installed (weak): what is ours when a hook is found on a thread.
 local ourHooks = setmetatable({}, { __mode = "k" })
 
@@ -139,6 +183,15 @@ local function newHook(prog)
   local mode = NONE
   local jitBelow = false -- LuaJIT in mode BELOW: lines must be checked (see below)
   local hook
+  -- The line filter (hookchoice.lua): this thread's choice, and what it counts to choose. A new
+  -- thread tries lines first, with a sample of its calls in its first count tick.
+  local choice = LINES
+  local callEvents = 0
+  local untilTick = linesPerTick
+  local ticks, nextSample, sampling = 0, 0, true
+  local retryDelay, retryAt, retrying = hookchoice.RETRY_FIRST, 0, false
+  local sampleStart = lastPoll -- (CPU time when the sample tick began; roughly, for a new thread)
+  local lineHook, tryLines, retryDue
   -- Sets this hook's mode; `co` names a thread other than the running one.
   local function apply(m, lines, force, co)
     activeLines = lines or false
@@ -157,6 +210,10 @@ local function newHook(prog)
         mask = entryCalls and "cl" or "l"
       elseif not bpMode then
         mask = ""
+      elseif choice == LINES and linesAllowed and not prog then
+        untilTick = linesPerTick
+        setLuaHook(co, lineHook, sampling and "lc" or "l", 0)
+        return
       else
         mask = MASKS[m]
       end
@@ -228,26 +285,67 @@ local function newHook(prog)
     end
     if bp then
       setInsideFlag(true)
-      local lines = verdict(getinfo(3 + LV, "f").func)
+      local fn = getinfo(3 + LV, "f").func
+      local lines = verdict(fn)
       activeLines = lines
-      if lines and lines[line] then pcall(onBreakpoint, lines[line], line, me) end
+      -- (Seen from onBreakpoint the code stands behind pcall, lineEvent and the hook: 5 + LV.)
+      if lines and lines[line] then pcall(onBreakpoint, lines[line], line, me, 5 + LV, fn) end
       setInsideFlag(false)
     end
   end
-  hook = function(event, line)
-    if (event == "call" or event == "tail call") and mode ~= INSIDE and not special and not inside then
-      -- The hot case with breakpoints elsewhere: a call of a function known to hold none, which
-      -- changes nothing (one getinfo and one index, no function call).
-      if verdicts[getinfo(2 + LV, "f").func] == false then return end
+  -- The hot mode changes of the pure-Lua hook on PUC Lua (no native module, no program hook),
+  -- between a function with breakpoints and the functions it calls: what apply() does there,
+  -- without its general cases (a change of mode per call and return of such a callee).
+  local direct = not prog and not isJIT
+  local function shift(m, lines)
+    mode = m
+    activeLines = lines
+    changes = changes + 1
+    if changes >= CHECK_EVERY then
+      if not pollIfOverdue() then return end
+      if retryDue() then tryLines() return end
     end
-    if event == "line" then
-      -- The hot case: a line of a function with breakpoints, but not a breakpoint line.
+    sethook(me, MASKS[m], pollEvery)
+  end
+  hook = function(event, line)
+    -- (Only line events carry a line. The hot cases come first, with as few tests as they need:
+    -- on Lua 5.4 every test before the one that returns costs measurably on a hook this hot.)
+    if line then
+      -- The hot case: a line of a function with breakpoints, but not a breakpoint line. (Lines
+      -- count toward a poll too: count events do not come reliably while a line hook is set.)
       if not special and not jitBelow then
         local lines = activeLines
-        if not lines or lines[line] == nil then return end
+        if not lines or lines[line] == nil then
+          untilTick = untilTick - 1
+          if untilTick > 0 then return end
+          untilTick = linesPerTick
+          if inside then return end
+          lastPoll = cpuClock()
+          setInsideFlag(true)
+          pcall(onPoll, me)
+          setInsideFlag(false)
+          return
+        end
       end
       lineEvent(line)
       return
+    end
+    if (event == "call" or event == "tail call") and not special and not inside then
+      -- The hot cases with breakpoints elsewhere and below: a call of a function known to hold
+      -- none (one getinfo and one index); from a function that holds some, the hooks go below.
+      local fn = getinfo(2 + LV, "f").func
+      if verdicts[fn] == false then
+        if mode ~= INSIDE or cFunctions[fn] then return end
+        if direct and native == nil then shift(BELOW, false) return end
+      end
+    elseif event == "return" and mode == BELOW and direct and not special and not inside then
+      -- Below a function with breakpoints: back in it, or not yet (one getinfo and one index).
+      local info = getinfo(3 + LV, "f")
+      if info then
+        local lines = verdicts[info.func]
+        if lines == false then return end
+        if lines and native == nil and bpMode then shift(INSIDE, lines) return end
+      end
     end
     if inside then return end
     if event == "count" then
@@ -257,9 +355,13 @@ local function newHook(prog)
         countTicks = 0
       end
       lastPoll = cpuClock()
+      local generation = M.generation
       setInsideFlag(true)
       pcall(onPoll, me)
       setInsideFlag(false)
+      if generation == M.generation and bpMode and not special and native == nil and retryDue() then
+        tryLines()
+      end
       return
     end
     if guard and event == "return" then
@@ -329,6 +431,86 @@ local function newHook(prog)
       end
     end
   end
+  -- The thread tries lines (a count tick sampling its calls too decides whether they stay).
+  tryLines = function()
+    switches.toLines = switches.toLines + 1
+    choice, sampling, retrying = LINES, true, true
+    callEvents, untilTick = 0, linesPerTick
+    sampleStart = lastPoll
+    setLuaHook(nil, lineHook, "lc", 0)
+  end
+  -- A tick of a thread in lines (linesPerTick line events): polls, then counts toward the choice.
+  -- Levels: 1 = this, 2 = lineHook, 3 = the code.
+  local function linesTick()
+    untilTick = linesPerTick
+    lastPoll = cpuClock()
+    local generation = M.generation
+    setInsideFlag(true)
+    pcall(onPoll, lineHook)
+    setInsideFlag(false)
+    -- (A poll that changed the state re-installed every hook already.)
+    if generation ~= M.generation or choiceSetting ~= "auto" then
+      callEvents = 0
+      return
+    end
+    if filterFor ~= breakpoints.lineVersion() then allowLines() end
+    ticks = ticks + 1
+    if sampling then
+      sampling = false
+      -- (On a stack deeper than this, lines stay: calls would need the whole stack's mode.)
+      local m, lines = modeOf(nil, 2, MODE_DEPTH)
+      local lost = m ~= nil and hookchoice.callsCheaper(linesPerTick, callEvents,
+        m == INSIDE and "inside" or m == BELOW and "below" or "elsewhere")
+      -- (The delay doubles only when a try of lines lost; a first choice or a win starts it over.)
+      retryDelay = hookchoice.nextRetry(retryDelay, lost and retrying, lastPoll - sampleStart)
+      retrying = false
+      if lost then
+        switches.toCalls = switches.toCalls + 1
+        choice = CALLS
+        retryAt = lastPoll + retryDelay
+        apply(m, lines, true)
+      else
+        nextSample = ticks + hookchoice.SAMPLE_EVERY
+        setLuaHook(nil, lineHook, "l", 0)
+      end
+    elseif ticks >= nextSample then
+      sampling = true
+      sampleStart = lastPoll
+      setLuaHook(nil, lineHook, "lc", 0)
+    end
+    callEvents = 0
+  end
+  -- The hook of a thread in lines ("l"; "lc" while a tick samples its calls): a line whose number
+  -- no breakpoint is on returns at once; one that is reads its function's verdict.
+  lineHook = function(_, line)
+    if filter[line] == nil then
+      if line then
+        untilTick = untilTick - 1
+        if untilTick > 0 then return end
+        if inside then untilTick = linesPerTick else linesTick() end
+        return
+      end
+      callEvents = callEvents + 1 -- (a call of a sample tick)
+      return
+    end
+    if inside then return end
+    local fn = getinfo(2, "f").func
+    local lines = verdicts[fn]
+    if lines == nil then lines = verdict(fn) end
+    local bp = lines and lines[line]
+    if bp then
+      setInsideFlag(true)
+      -- (Seen from onBreakpoint the code stands behind pcall and this hook: 4.)
+      pcall(onBreakpoint, bp, line, lineHook, 4, fn)
+      setInsideFlag(false)
+    end
+  end
+  -- A thread in calls tries lines again once its delay is over (at a count tick or a look at the
+  -- clock between mode changes); whether lines are allowed may have changed since (a file seen).
+  retryDue = function()
+    if not direct or choiceSetting == "calls" or lastPoll < retryAt then return false end
+    return allowLines()
+  end
   me = hook
   if prog then
     local wants, fn = prog.wants, prog.fn
@@ -358,6 +540,8 @@ local function newHook(prog)
   end
   ourHooks[me] = true
   ourHooks[hook] = true
+  ourHooks[lineHook] = true
+  lineHooks[lineHook] = true
   return { fn = me, apply = apply, prog = prog }
 end
 
@@ -392,10 +576,14 @@ end
 
 -- Mode of a stack: INSIDE if the top user frame holds a breakpoint, BELOW if one below does, else
 -- ELSEWHERE.
-local function modeOf(co, firstLevel)
+modeOf = function(co, firstLevel, maxLevels)
   if not bpMode then return ELSEWHERE, nil end
   local level, top = firstLevel, true
+  local last = maxLevels and firstLevel + maxLevels or math.huge
   while true do
+    -- (Bounded where asked: getinfo(level) walks the frames above `level`, so a whole walk of a
+    -- deep stack, a runaway recursion's, costs its depth squared.)
+    if level > last then return nil end
     local info
     if co then info = getinfo(co, level, "fS") else info = getinfo(level, "fS") end
     if not info then return ELSEWHERE, nil end
@@ -594,12 +782,16 @@ function M.configure(state)
   if resumeState then resumeState(false, false) end
   enabled = state.enabled and true or false
   pollEvery = state.pollEvery or pollEvery
+  -- (Game code runs 3 to 5 VM instructions a line.)
+  linesPerTick = pollEvery > 0 and math.max(1000, math.floor(pollEvery / 4)) or math.huge
   bpMode = breakpoints.count() > 0
   entryCalls = breakpoints.functionCount() > 0
   slow = state.slow and true or false
   armed = nil
   special = slow or guard
   jitWanted = enabled and (slow or state.jitOff) and true or false
+  choiceSetting = state.hookStrategy or "auto"
+  allowLines()
   local jitDone = applyJit()
   if not jitDone then
     -- Inside a finalizer (the GC heartbeat attached or read a command): LuaJIT refuses to switch
@@ -629,7 +821,8 @@ function M.anyActive() return bpMode or slow end
 
 function M.state()
   return { enabled = enabled, bpMode = bpMode, slow = slow, pollEvery = pollEvery,
-    native = native ~= nil, watching = watching }
+    native = native ~= nil, watching = watching, linesAllowed = linesAllowed,
+    toCalls = switches.toCalls, toLines = switches.toLines }
 end
 
 --- What is really set on the running thread (debug.gethook answers the program with its own):
@@ -640,6 +833,8 @@ function M.describeCurrent()
   local who = "program"
   if fn == "external hook" and native then
     who = "runtime (native)"
+  elseif lineHooks[fn] then
+    who = "runtime (line filter)"
   elseif ourHooks[fn] or (type(fn) == "function" and breakpoints.isOwnSource(getinfo(fn, "S").source)) then
     who = "runtime" -- (also the instruction budget of an evaluation the runtime runs)
   end

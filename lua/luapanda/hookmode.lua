@@ -16,6 +16,7 @@ local function hookMode()
   local h = hook.state()
   local mode = not h.enabled and "off"
     or h.slow and "line hooks everywhere (a step, pause, entry stop or BP() is pending)"
+    or h.bpMode and h.linesAllowed and "call hooks or the line filter, per thread (breakpoints are set)"
     or h.bpMode and "call hooks (breakpoints are set)"
     or "idle (polling for commands only)"
   return "hook mode: " .. mode .. (h.native and ", native" or "")
@@ -24,7 +25,7 @@ end
 function M.update()
   local settings, connected = state.settings, link.current() ~= nil
   hook.configure({ enabled = connected, pollEvery = settings.pollInstructions, slow = stepping.slowNeeded(),
-    jitOff = settings.jitOffWhileAttached })
+    jitOff = settings.jitOffWhileAttached, hookStrategy = settings.hookStrategy })
   if state.config.trace and connected then
     local mode = hookMode()
     if mode ~= tracedMode then

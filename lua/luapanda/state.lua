@@ -15,6 +15,9 @@ M.settings = {
   jitOffWhileAttached = false, -- LuaJIT: true keeps the compiler off while attached, so that
                                -- pause stops even a compiled loop that never leaves its trace
   useNative = true,            -- use the native accelerator (luapanda_native<abi>) when found
+  hookStrategy = "auto",       -- pure Lua on PUC Lua, with line breakpoints: "calls" hooks calls,
+                               -- "lines" every line through a filter of breakpoint lines, "auto"
+                               -- picks per thread whichever costs less (hookchoice.lua)
   customGetSocketInstance = nil,
   stoppedProbeSec = 10,        -- while stopped and the IDE says nothing, check the link this often
   tickPollSec = 0.05,          -- LuaPanda.tick() reads the IDE's commands at most this often

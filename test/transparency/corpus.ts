@@ -53,7 +53,13 @@ export function runsOn(program: CorpusProgram, lua: LuaInterpreter): boolean {
   return program.versions === 'all' || program.versions.includes(versionKey(lua));
 }
 
-/** The program as a game that loads the debugger: `start()` in front of line 1, lines unmoved. */
-export function withRuntime(program: CorpusProgram, port: number): string {
-  return `require("LuaPanda").start("127.0.0.1", ${port}) ${program.source}`;
+/**
+ * The program as a game that loads the debugger: `start()` in front of line 1, lines unmoved (and
+ * no local of its own, which the program's introspection would see); `hookStrategy` set first.
+ */
+export function withRuntime(program: CorpusProgram, port: number, hookStrategy?: string): string {
+  const setting = hookStrategy
+    ? `require("LuaPanda").settings.hookStrategy = ${JSON.stringify(hookStrategy)} `
+    : '';
+  return `${setting}require("LuaPanda").start("127.0.0.1", ${port}) ${program.source}`;
 }

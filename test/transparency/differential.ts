@@ -6,13 +6,15 @@
 import type { LuaInterpreter } from '../harness/interpreters';
 import { CorpusProgram, withRuntime } from './corpus';
 import { knownFor } from './knownDifferences';
-import { IdeReport, MODES, ModeName, startIde } from './modes';
+import { DebugMode, IdeReport, ModeName, debugModesFor, startIde } from './modes';
 import { RunResult, prepareFolder, removeFolder, runLua, writeProgram } from './runProgram';
 
 const RUN_TIMEOUT_MS = 90_000;
 
 export interface ModeOutcome {
   readonly mode: ModeName;
+  /** The run's name in failures (the mode, and the hook's way when it is kept). */
+  readonly label: string;
   readonly result: RunResult;
   readonly report: IdeReport;
 }
@@ -51,15 +53,16 @@ function plainRuns(lua: LuaInterpreter, program: CorpusProgram) {
 async function debuggedRun(
   lua: LuaInterpreter,
   program: CorpusProgram,
-  mode: ModeName,
+  run: DebugMode,
 ): Promise<ModeOutcome> {
+  const { mode, label } = run;
   const dir = prepareFolder(lua);
   const ide = await startIde(mode, dir, program.name, program.bpLine);
   try {
-    writeProgram(dir, program.name, withRuntime(program, ide.port));
+    writeProgram(dir, program.name, withRuntime(program, ide.port, run.hookStrategy));
     const result = await runLua(lua, dir, program.name, RUN_TIMEOUT_MS);
     await Promise.race([ide.done, new Promise((resolve) => setTimeout(resolve, 5_000))]);
-    return { mode, result, report: ide.report };
+    return { mode, label, result, report: ide.report };
   } finally {
     await ide.close();
     removeFolder(dir);
@@ -102,27 +105,27 @@ function compare(mode: string, plainRun: RunResult, gotRun: RunResult): string[]
 
 /** What each mode must have seen happen, so that a mode that did nothing cannot pass. */
 function expectations(outcome: ModeOutcome, plain: RunResult): string[] {
-  const { mode, report } = outcome;
-  const out = report.problems.map((p) => `${mode}: IDE side: ${p}`);
+  const { mode, label, report } = outcome;
+  const out = report.problems.map((p) => `${label}: IDE side: ${p}`);
   if (mode === 'no-ide') return out;
   // The IDE asks for uncaught errors only: a program that ends well caught all of its own.
   if (plain.code === 0 && report.exceptionStops > 0) {
-    out.push(`${mode}: stopped ${report.exceptionStops} time(s) on an error the program catches`);
+    out.push(`${label}: stopped ${report.exceptionStops} time(s) on an error the program catches`);
   }
-  if (report.exceptionStops > 1) out.push(`${mode}: stopped more than once on an uncaught error`);
-  if (!report.connected) out.push(`${mode}: the program never connected`);
+  if (report.exceptionStops > 1) out.push(`${label}: stopped more than once on an uncaught error`);
+  if (!report.connected) out.push(`${label}: the program never connected`);
   const said =
     report.runtimeLog.length > 0 ? ` (the runtime said: ${report.runtimeLog.join(' | ')})` : '';
   if (mode === 'bp-hit' && report.breakpointStops < 1)
-    out.push(`${mode}: the breakpoint never stopped${said}`);
+    out.push(`${label}: the breakpoint never stopped${said}`);
   if (
     (mode === 'condition' || mode === 'bp-elsewhere' || mode === 'attached') &&
     report.breakpointStops > 0
   ) {
-    out.push(`${mode}: stopped at a breakpoint that must not fire`);
+    out.push(`${label}: stopped at a breakpoint that must not fire`);
   }
   if (mode === 'stepping' && report.breakpointStops < 1)
-    out.push(`${mode}: the breakpoint never stopped${said}`);
+    out.push(`${label}: the breakpoint never stopped${said}`);
   return out;
 }
 
@@ -146,12 +149,13 @@ export async function runCase(lua: LuaInterpreter, program: CorpusProgram): Prom
     return { plain, modes: [], failures, known };
   }
   const modes: ModeOutcome[] = [];
-  for (const mode of MODES) {
-    const outcome = await debuggedRun(lua, program, mode);
+  for (const run of debugModesFor(lua)) {
+    const outcome = await debuggedRun(lua, program, run);
     modes.push(outcome);
+    const mode = run.label;
     let expected = plain;
     let got = outcome.result;
-    for (const difference of knownFor(program.name, lua, mode)) {
+    for (const difference of knownFor(program.name, lua, run.mode)) {
       const differs = plain.stdout !== outcome.result.stdout;
       if (differs) known.push(`${mode}: ${difference.why}`);
       else if (difference.always) {

@@ -8,6 +8,7 @@
  * continues any exception stop, as a user would, so the program's own end is compared too.
  */
 import * as fs from 'node:fs';
+import type { LuaInterpreter } from '../harness/interpreters';
 import * as path from 'node:path';
 import {
   LuaConnection,
@@ -29,6 +30,31 @@ export const MODES: readonly ModeName[] = [
   'stepping',
   'fn-bp',
 ];
+
+/**
+ * One debugged run of a program: a mode, and where the choice is the hook's, the way it watches
+ * breakpoints when it is not left to choose (LuaPanda.settings.hookStrategy, lua/luapanda/
+ * hookchoice.lua). The pure-Lua hook on PUC Lua picks per thread between watching calls and
+ * watching lines; a short program stays with lines, so the modes with a breakpoint also run with
+ * calls kept.
+ */
+export interface DebugMode {
+  readonly mode: ModeName;
+  readonly hookStrategy?: 'calls';
+  /** How failures name the run. */
+  readonly label: string;
+}
+
+/** The debugged runs of a program under `lua`. */
+export function debugModesFor(lua: LuaInterpreter): DebugMode[] {
+  const runs: DebugMode[] = MODES.map((mode) => ({ mode, label: mode }));
+  if (!lua.native && !lua.isLuaJIT) {
+    for (const mode of ['bp-hit', 'condition'] as const) {
+      runs.push({ mode, hookStrategy: 'calls', label: `${mode} (calls)` });
+    }
+  }
+  return runs;
+}
 
 /** What the IDE saw; checked so that a mode that silently did nothing fails. */
 export interface IdeReport {
