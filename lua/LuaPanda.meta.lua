@@ -29,11 +29,11 @@
 ---Use the native accelerator (`luapanda_native51`…`luapanda_native54`) when it is found on
 ---`package.cpath` (default true). Set false for an engine that moves one Lua state between threads.
 ---@field useNative boolean
----Pure Lua on Lua 5.1–5.4, with line breakpoints set: how the hook watches for them. "calls"
+---Without the native accelerator, with line breakpoints set: how the hook watches for them. "calls"
 ---hooks every call (and, below a function with breakpoints, returns and lines); "lines" hooks
 ---every line and lets through only the line numbers breakpoints are on; "auto" (default) picks,
 ---per thread, whichever costs less for the code it runs (lines for code with many calls, calls
----for loops without any). Function breakpoints, steps and LuaJIT always use calls.
+---for loops without any). Function breakpoints and steps always use calls.
 ---@field hookStrategy "auto"|"calls"|"lines"
 ---Returns a new TCP object for an engine with its own socket library (instead of luasocket). It
 ---must behave like a luasocket TCP object: `connect`, `send`, `receive("*l", prefix)`,

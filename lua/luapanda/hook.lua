@@ -58,7 +58,7 @@ local programHooked = false -- the program has set a hook of its own since the r
 local resumeState = nil     -- the native coroutine wrappers' switch (see M.setResumeState)
 local modeOf                -- a stack's mode (below)
 
--- The line filter (hookchoice.lua): with the pure-Lua hook on PUC Lua, a thread may watch its
+-- The line filter (hookchoice.lua): with the pure-Lua hook, a thread may watch its
 -- lines instead of its calls. `filter` holds every line number a breakpoint may stop on.
 local CALLS, LINES = hookchoice.CALLS, hookchoice.LINES
 local choiceSetting = "auto" -- settings.hookStrategy: "auto", "calls" or "lines"
@@ -144,17 +144,17 @@ local function pollIfOverdue()
   return generation == M.generation
 end
 
---- Whether threads may watch lines instead of calls now: pure Lua on PUC Lua, line breakpoints
---- and nothing else (function breakpoints need call events, a step every line), a count hook to
---- decide by (or the setting "lines"), and every file with breakpoints seen loaded — or not seen
---- in UNSEEN_GRACE seconds of CPU time in calls since breakpoints changed. (A file is seen in
---- calls when one of its functions is called, and the IDE then shows its breakpoints bound;
---- lines see a file only when a line a breakpoint is on runs in it. Its breakpoints stop either
---- way.)
+--- Whether threads may watch lines instead of calls now: pure Lua, line breakpoints and nothing
+--- else (function breakpoints need call events; a step, and LuaJIT's repeat guard after a stop,
+--- the full line path), polls to decide at (or the setting "lines"), and every file with
+--- breakpoints seen loaded — or not seen in UNSEEN_GRACE seconds of CPU time in calls since
+--- breakpoints changed. (A file is seen in calls when one of its functions is called, and the
+--- IDE then shows its breakpoints bound; lines see a file only when a line a breakpoint is on
+--- runs in it. Its breakpoints stop either way.)
 local UNSEEN_GRACE = 2
 local unseenSince = nil -- CPU time since which a file with breakpoints has not been seen
 local function allowLines()
-  linesAllowed = enabled and bpMode and not slow and not entryCalls and not isJIT and native == nil
+  linesAllowed = enabled and bpMode and not special and not entryCalls and native == nil
     and choiceSetting ~= "calls" and (pollEvery > 0 or choiceSetting == "lines")
   if linesAllowed and filterFor ~= breakpoints.lineVersion() then
     filterFor = breakpoints.lineVersion()
@@ -266,7 +266,8 @@ local function newHook(prog)
       setInsideFlag(false)
       if not ok or done then
         guard = false special = slow
-        if native and not special then refreshAll() end -- back to the C hook
+        -- (Back to the C hook, or to the line filter.)
+        if not special and (native or allowLines()) then refreshAll() end
       end
       if ok and dup then return end
     end
@@ -370,7 +371,7 @@ local function newHook(prog)
       setInsideFlag(false)
       if not ok or done then
         guard = false special = slow
-        if native and not special then refreshAll() return end
+        if not special and (native or allowLines()) then refreshAll() return end
       end
     end
     if slow then
@@ -508,7 +509,7 @@ local function newHook(prog)
   -- A thread in calls tries lines again once its delay is over (at a count tick or a look at the
   -- clock between mode changes); whether lines are allowed may have changed since (a file seen).
   retryDue = function()
-    if not direct or choiceSetting == "calls" or lastPoll < retryAt then return false end
+    if prog or choiceSetting == "calls" or lastPoll < retryAt then return false end
     return allowLines()
   end
   me = hook

@@ -1,5 +1,6 @@
--- hookchoice.lua: which of two ways the pure-Lua hook watches for line breakpoints on PUC Lua,
--- decided for each thread from what its code does (hook.lua keeps the counts and switches).
+-- hookchoice.lua: which of two ways the pure-Lua hook watches for line breakpoints, decided for
+-- each thread from what its code does (hook.lua keeps the counts and switches; under LuaJIT, whose
+-- hook is global, the thread whose hook runs decides for all).
 --   calls: hook.lua's modes. A call hook everywhere that reads the called function (a getinfo,
 --          which allocates); below and inside a function with breakpoints, returns and lines too.
 --   lines: a line hook everywhere that returns at once unless the line's number is one that a

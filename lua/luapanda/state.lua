@@ -15,7 +15,7 @@ M.settings = {
   jitOffWhileAttached = false, -- LuaJIT: true keeps the compiler off while attached, so that
                                -- pause stops even a compiled loop that never leaves its trace
   useNative = true,            -- use the native accelerator (luapanda_native<abi>) when found
-  hookStrategy = "auto",       -- pure Lua on PUC Lua, with line breakpoints: "calls" hooks calls,
+  hookStrategy = "auto",       -- pure Lua, with line breakpoints: "calls" hooks calls,
                                -- "lines" every line through a filter of breakpoint lines, "auto"
                                -- picks per thread whichever costs less (hookchoice.lua)
   customGetSocketInstance = nil,

@@ -1,6 +1,6 @@
 /**
  * The pure-Lua hook's choice between watching calls and watching lines (lua/luapanda/hookchoice.lua)
- * on PUC Lua: a thread whose code runs many calls watches lines, one in a loop without calls goes
+ * (pure Lua): a thread whose code runs many calls watches lines, one in a loop without calls goes
  * over to calls, and back to lines when calls come back; breakpoints stop in every phase whichever
  * way the thread watches. The choice is read from LuaPanda.getInfo, which the fixture prints.
  */
@@ -14,7 +14,7 @@ const FIXTURE = 'hookchoice.lua';
 const PAUSE_FIXTURE = 'hookchoice_pause.lua';
 const MODULES = path.join(__dirname, '..', '..', '..', 'lua');
 
-for (const lua of runtimeVariants().filter((v) => !v.native && !v.isLuaJIT)) {
+for (const lua of runtimeVariants().filter((v) => !v.native)) {
   describe(`runtime: calls or lines (${lua.label})`, function () {
     this.timeout(60_000);
     afterEach(closeAll);

@@ -34,7 +34,7 @@ export const MODES: readonly ModeName[] = [
 /**
  * One debugged run of a program: a mode, and where the choice is the hook's, the way it watches
  * breakpoints when it is not left to choose (LuaPanda.settings.hookStrategy, lua/luapanda/
- * hookchoice.lua). The pure-Lua hook on PUC Lua picks per thread between watching calls and
+ * hookchoice.lua). The pure-Lua hook picks per thread between watching calls and
  * watching lines; a short program stays with lines, so the modes with a breakpoint also run with
  * calls kept.
  */
@@ -48,7 +48,7 @@ export interface DebugMode {
 /** The debugged runs of a program under `lua`. */
 export function debugModesFor(lua: LuaInterpreter): DebugMode[] {
   const runs: DebugMode[] = MODES.map((mode) => ({ mode, label: mode }));
-  if (!lua.native && !lua.isLuaJIT) {
+  if (!lua.native) {
     for (const mode of ['bp-hit', 'condition'] as const) {
       runs.push({ mode, hookStrategy: 'calls', label: `${mode} (calls)` });
     }
