@@ -191,7 +191,7 @@ local function newHook(prog)
   local ticks, nextSample, sampling = 0, 0, true
   local retryDelay, retryAt, retrying = hookchoice.RETRY_FIRST, 0, false
   local sampleStart = lastPoll -- (CPU time when the sample tick began; roughly, for a new thread)
-  local lineHook, tryLines, retryDue
+  local lineHook, sampleHook, tryLines, retryDue
   -- Sets this hook's mode; `co` names a thread other than the running one.
   local function apply(m, lines, force, co)
     activeLines = lines or false
@@ -212,7 +212,7 @@ local function newHook(prog)
         mask = ""
       elseif choice == LINES and linesAllowed and not prog then
         untilTick = linesPerTick
-        setLuaHook(co, lineHook, sampling and "lc" or "l", 0)
+        if sampling then setLuaHook(co, sampleHook, "lc", 0) else setLuaHook(co, lineHook, "l", 0) end
         return
       else
         mask = MASKS[m]
@@ -438,20 +438,26 @@ local function newHook(prog)
     choice, sampling, retrying = LINES, true, true
     callEvents, untilTick = 0, linesPerTick
     sampleStart = lastPoll
-    setLuaHook(nil, lineHook, "lc", 0)
+    setLuaHook(nil, sampleHook, "lc", 0)
   end
   -- A tick of a thread in lines (linesPerTick line events): polls, then counts toward the choice.
-  -- Levels: 1 = this, 2 = lineHook, 3 = the code.
-  local function linesTick()
+  -- Levels: 1 = this, 2 = `hookFn` (lineHook or sampleHook), 3 = the code.
+  local function linesTick(hookFn)
     untilTick = linesPerTick
+    if inside then return end
     lastPoll = cpuClock()
     local generation = M.generation
     setInsideFlag(true)
-    pcall(onPoll, lineHook)
+    pcall(onPoll, hookFn)
     setInsideFlag(false)
     -- (A poll that changed the state re-installed every hook already.)
     if generation ~= M.generation or choiceSetting ~= "auto" then
       callEvents = 0
+      -- (A forced choice samples no calls: back to lines alone if this thread was sampling.)
+      if sampling and generation == M.generation then
+        sampling = false
+        setLuaHook(nil, lineHook, "l", 0)
+      end
       return
     end
     if filterFor ~= breakpoints.lineVersion() then allowLines() end
@@ -477,35 +483,32 @@ local function newHook(prog)
     elseif ticks >= nextSample then
       sampling = true
       sampleStart = lastPoll
-      setLuaHook(nil, lineHook, "lc", 0)
+      setLuaHook(nil, sampleHook, "lc", 0)
     end
     callEvents = 0
   end
-  -- The hook of a thread in lines ("l"; "lc" while a tick samples its calls): a line whose number
-  -- no breakpoint is on returns at once; one that is reads its function's verdict.
-  lineHook = function(_, line)
-    if filter[line] == nil then
-      if line then
-        untilTick = untilTick - 1
-        if untilTick > 0 then return end
-        if inside then untilTick = linesPerTick else linesTick() end
-        return
-      end
-      callEvents = callEvents + 1 -- (a call of a sample tick)
-      return
-    end
+  -- A line of a thread in lines whose number a breakpoint is on: reads its function's verdict.
+  -- Levels: 1 = this, 2 = `hookFn`, 3 = the code.
+  local function lineHit(line, hookFn)
     if inside then return end
-    local fn = getinfo(2, "f").func
+    local fn = getinfo(3, "f").func
     local lines = verdicts[fn]
     if lines == nil then lines = verdict(fn) end
     local bp = lines and lines[line]
     if bp then
       setInsideFlag(true)
-      -- (Seen from onBreakpoint the code stands behind pcall and this hook: 4.)
-      pcall(onBreakpoint, bp, line, lineHook, 4, fn)
+      -- (Seen from onBreakpoint the code stands behind pcall, this and the hook: 5.)
+      pcall(onBreakpoint, bp, line, hookFn, 5, fn)
       setInsideFlag(false)
     end
   end
+  -- The hooks of a thread in lines: lineHook alone ("l"), sampleHook while a tick samples its calls
+  -- too ("lc"). A line whose number no breakpoint is on only counts toward the tick. Each is kept
+  -- to the fewest instructions, on one line: every instruction of a hook's own code passes through
+  -- the interpreter's hook check (on Lua 5.4 a look-up of its line number for every new line), so
+  -- here an instruction costs about a tenth of the hook call itself (game-loop bench).
+  lineHook = function(_, line) if filter[line] == nil then untilTick = untilTick - 1 if untilTick > 0 then return end linesTick(lineHook) return end lineHit(line, lineHook) end
+  sampleHook = function(_, line) if line == nil then callEvents = callEvents + 1 return end if filter[line] == nil then untilTick = untilTick - 1 if untilTick > 0 then return end linesTick(sampleHook) return end lineHit(line, sampleHook) end
   -- A thread in calls tries lines again once its delay is over (at a count tick or a look at the
   -- clock between mode changes); whether lines are allowed may have changed since (a file seen).
   retryDue = function()
@@ -541,8 +544,8 @@ local function newHook(prog)
   end
   ourHooks[me] = true
   ourHooks[hook] = true
-  ourHooks[lineHook] = true
-  lineHooks[lineHook] = true
+  ourHooks[lineHook], ourHooks[sampleHook] = true, true
+  lineHooks[lineHook], lineHooks[sampleHook] = true, true
   return { fn = me, apply = apply, prog = prog }
 end
 
