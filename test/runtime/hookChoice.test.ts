@@ -68,6 +68,8 @@ for (const lua of runtimeVariants().filter((v) => !v.native)) {
         for (const phase of ['A', 'B', 'C']) {
           assert.match(out, new RegExp(`^${phase}\\t${strategy}\\t`, 'm'));
         }
+        // (A kept choice has nothing to decide: lines never sample calls.)
+        if (strategy === 'lines') assert.match(out, /^MASK\tl$/m);
       });
     }
 
