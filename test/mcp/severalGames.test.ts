@@ -98,16 +98,27 @@ for (const lua of luaInterpreters().filter((l) => l.command === 'lua5.4' || l.is
       throw new Error(`timed out waiting for ${what}: ${JSON.stringify(await sessions())}`);
     }
 
-    it('gives each game its own session, stopping, continuing and ending on its own', async () => {
+    /**
+     * Sets the games' breakpoint, then starts the attach configuration; `starting` answers when a
+     * game stops (wrapped, so that awaiting this does not wait for it).
+     */
+    async function breakAndStart(): Promise<{
+      starting: ReturnType<typeof call>;
+      breakpointId: number;
+    }> {
       const set = await call('set_breakpoint', {
         file_path: path.join(fixture.workspace, 'game.lua'),
         line_number: BP_LINE,
       });
       assert.equal(set.status, 'success', JSON.stringify(set));
-      const starting = call('start_debugging', {
-        configuration_name: 'games',
-        timeout_seconds: 30,
-      });
+      return {
+        starting: call('start_debugging', { configuration_name: 'games', timeout_seconds: 30 }),
+        breakpointId: (set.breakpoint as { id: number }).id,
+      };
+    }
+
+    it('gives each game its own session, stopping, continuing and ending on its own', async () => {
+      const { starting, breakpointId } = await breakAndStart();
       const server = launchGame('server');
       const first = await starting;
       assert.equal(first.status, 'stopped', JSON.stringify(first));
@@ -172,8 +183,7 @@ for (const lua of luaInterpreters().filter((l) => l.command === 'lua5.4' || l.is
 
       // The second game runs to its end: its session ends, the first stays paused.
       assert.equal(
-        (await call('remove_breakpoint', { breakpoint_id: (set.breakpoint as { id: number }).id }))
-          .status,
+        (await call('remove_breakpoint', { breakpoint_id: breakpointId })).status,
         'success',
       );
       const ended = await call('continue_debugging', {
@@ -205,15 +215,7 @@ for (const lua of luaInterpreters().filter((l) => l.command === 'lua5.4' || l.is
     });
 
     it("set_exception_filters with the attach session's id sets them in every game", async () => {
-      const set = await call('set_breakpoint', {
-        file_path: path.join(fixture.workspace, 'game.lua'),
-        line_number: BP_LINE,
-      });
-      assert.equal(set.status, 'success', JSON.stringify(set));
-      const starting = call('start_debugging', {
-        configuration_name: 'games',
-        timeout_seconds: 30,
-      });
+      const { starting } = await breakAndStart();
       launchGame('server');
       const first = await starting;
       assert.equal(first.status, 'stopped', JSON.stringify(first));
@@ -261,15 +263,7 @@ for (const lua of luaInterpreters().filter((l) => l.command === 'lua5.4' || l.is
     });
 
     it('start_debugging of the attach configuration answers with the game that stopped', async () => {
-      const set = await call('set_breakpoint', {
-        file_path: path.join(fixture.workspace, 'game.lua'),
-        line_number: BP_LINE,
-      });
-      assert.equal(set.status, 'success', JSON.stringify(set));
-      const starting = call('start_debugging', {
-        configuration_name: 'games',
-        timeout_seconds: 30,
-      });
+      const { starting } = await breakAndStart();
       // The first game connects and waits at its gate; the second comes in meanwhile and stops
       // first: the start answers with its session, and names the first in other_sessions.
       const gate = path.join(fixture.workspace, 'gate');

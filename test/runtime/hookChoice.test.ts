@@ -8,7 +8,7 @@ import { strict as assert } from 'node:assert';
 import { spawnSync } from 'node:child_process';
 import * as path from 'node:path';
 import { runtimeVariants } from '../harness/interpreters';
-import { closeAll, finish, lineOf, startSession, topOf } from './helpers';
+import { closeAll, finish, lineOf, Session, startSession, topOf } from './helpers';
 
 const FIXTURE = 'hookchoice.lua';
 const PAUSE_FIXTURE = 'hookchoice_pause.lua';
@@ -20,15 +20,19 @@ for (const lua of runtimeVariants().filter((v) => !v.native)) {
     afterEach(closeAll);
     const ends = ['endA', 'endB', 'endC'];
     const bks = ends.map((m) => ({ verified: true, type: 2, line: lineOf(FIXTURE, m) }));
-
-    it('watches lines in code with many calls, calls in a loop without any, lines again after; stops in each phase', async () => {
-      const s = await startSession(lua, FIXTURE, { breakpoints: { [FIXTURE]: bks } });
+    /** Stops at the end of each phase in turn, then gives what the program printed. */
+    async function stopAtEachEnd(s: Session): Promise<string> {
       for (const marker of ends) {
         const stop = await s.ide.nextStop('stopOnBreakpoint', 30_000);
         assert.equal(topOf(stop.stack).line, lineOf(FIXTURE, marker));
         await s.ide.connection.request('continue', {});
       }
-      const out = await finish(s);
+      return finish(s);
+    }
+
+    it('watches lines in code with many calls, calls in a loop without any, lines again after; stops in each phase', async () => {
+      const s = await startSession(lua, FIXTURE, { breakpoints: { [FIXTURE]: bks } });
+      const out = await stopAtEachEnd(s);
       assert.match(out, /^A\tlines\t/m);
       assert.match(out, /^B\tcalls\ttrue$/m);
       assert.match(out, /^C\tlines\ttrue$/m);
@@ -42,12 +46,7 @@ for (const lua of runtimeVariants().filter((v) => !v.native)) {
         },
         args: ['auto', 'waitA'],
       });
-      for (const marker of ends) {
-        const stop = await s.ide.nextStop('stopOnBreakpoint', 30_000);
-        assert.equal(topOf(stop.stack).line, lineOf(FIXTURE, marker));
-        await s.ide.connection.request('continue', {});
-      }
-      const out = await finish(s);
+      const out = await stopAtEachEnd(s);
       assert.match(out, /^A\tlines\t/m);
       assert.match(out, /^C\tlines\ttrue$/m);
     });
@@ -58,12 +57,7 @@ for (const lua of runtimeVariants().filter((v) => !v.native)) {
           breakpoints: { [FIXTURE]: bks },
           args: [strategy],
         });
-        for (const marker of ends) {
-          const stop = await s.ide.nextStop('stopOnBreakpoint', 30_000);
-          assert.equal(topOf(stop.stack).line, lineOf(FIXTURE, marker));
-          await s.ide.connection.request('continue', {});
-        }
-        const out = await finish(s);
+        const out = await stopAtEachEnd(s);
         // (The phases that wait for a change give up after their bound: the choice never moves.)
         for (const phase of ['A', 'B', 'C']) {
           assert.match(out, new RegExp(`^${phase}\\t${strategy}\\t`, 'm'));
