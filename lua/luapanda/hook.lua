@@ -546,7 +546,11 @@ local function newHook(prog)
   ourHooks[hook] = true
   ourHooks[lineHook], ourHooks[sampleHook] = true, true
   lineHooks[lineHook], lineHooks[sampleHook] = true, true
-  return { fn = me, apply = apply, prog = prog }
+  -- Whether this hook watches lines through the filter now (what apply installs then needs no mode).
+  local function filtering()
+    return enabled and bpMode and not special and choice == LINES and linesAllowed and not prog and native == nil
+  end
+  return { fn = me, apply = apply, prog = prog, filtering = filtering }
 end
 
 
@@ -718,6 +722,9 @@ function M.switchTo(co)
   if not isJIT or not (bpMode or special or programHooked) then return end
   -- Not forced: the mask rarely changes, and each debug.sethook would start the count anew.
   local h = hookFor(compat.currentThread())
+  -- (The line filter needs no mode: walking the stack at every resume and yield cost 5 % of a
+  -- LuaJIT game-loop frame. A change of choice or state computes the mode afresh.)
+  if h.filtering() then return end
   if co then
     local m, lines = modeOf(co, 0)
     h.apply(m, lines)

@@ -136,6 +136,19 @@ local function skipInfo(info)
   return info.what == "C" or info.what == "tail" or breakpoints.isOwnSource(info.source)
 end
 
+-- A snapshot's frame with its function's "S" fields; 5.1's tail-call level has no function.
+local function completed(info)
+  local fn = info.func
+  if fn == nil then
+    info.what = "tail"
+    return info
+  end
+  for k, v in next, getinfo(fn, "S") do
+    if info[k] == nil then info[k] = v end
+  end
+  return info
+end
+
 --- Captures the stack of the stopped thread starting at `base` (a level relative to the
 --- caller), then the resumer chain given by `resumerOf(threadKey) -> key, handle`; `thread`: a
 --- dead coroutine, or a list of them, whose frames come first.
@@ -179,7 +192,10 @@ function M.capture(base, resumerOf, thread, threadError)
     seen[nextKey] = true
     if snapshot then
       local name = nextKey == compat.MAIN and "main" or tostring(nextKey)
-      for _, info in ipairs(snapshot) do addFrame(info, { noVars = true }, name) end
+      for _, raw in ipairs(snapshot) do
+        local info = completed(raw)
+        if not skipInfo(info) then addFrame(info, { noVars = true }, name) end
+      end
     elseif nextHandle and type(nextHandle) == "thread" then
       local name = nextKey == compat.MAIN and "main" or tostring(nextKey)
       local l = 0
@@ -197,17 +213,21 @@ function M.capture(base, resumerOf, thread, threadError)
   return list
 end
 
---- Descriptions (getinfo tables, no variables) of the caller's frames from `base` down.
+--- Descriptions (getinfo tables, no variables) of the caller's frames from `base` down, taken at
+--- every resume from a thread whose frames cannot be read later (the main thread of 5.1/LuaJIT):
+--- only what the frame alone knows (its name, line and function). What belongs to the function
+--- (source, kind) is added at a stop (completed): half the cost of a resume's snapshot.
 function M.snapshot(base)
   local out, level = {}, base + 1
   while true do
-    local info = getinfo(level, "nSlf")
+    local info = getinfo(level, "nlf")
     if not info then break end
-    if not skipInfo(info) then out[#out + 1] = info end
+    out[#out + 1] = info
     level = level + 1
   end
   return out
 end
+
 
 --- getlocal / setlocal / getinfo on a captured frame (stopped thread or another thread).
 function M.getlocal(frame, i)
