@@ -212,7 +212,9 @@ function M.getInfo()
     .. " slow=" .. tostring(state.slow) .. " inside=" .. tostring(hook.isInside()) .. " jitForcedOff=" .. tostring(compat.jitIsForcedOff())
   lines[#lines + 1] = "line filter: allowed=" .. tostring(state.linesAllowed) .. " threads went to calls "
     .. state.toCalls .. " times, to lines " .. state.toLines .. " times (hookStrategy="
-    .. tostring(session.settings.hookStrategy) .. ")"
+    .. tostring(session.settings.hookStrategy)
+    .. (session.settings.hookStrategy ~= state.strategy and ", not auto, calls or lines: " .. state.strategy or "")
+    .. ")"
   lines[#lines + 1] = "thread hook: " .. hook.describeCurrent()
   lines[#lines + 1] = native.describe()
   lines[#lines + 1] = "breakpoints: " .. breakpoints.count()

@@ -33,7 +33,7 @@
 ---hooks every call (and, below a function with breakpoints, returns and lines); "lines" hooks
 ---every line and lets through only the line numbers breakpoints are on; "auto" (default) picks,
 ---per thread, whichever costs less for the code it runs (lines for code with many calls, calls
----for loops without any). Function breakpoints and steps always use calls.
+---for loops without any). Function breakpoints and steps always use calls. Any other value is "auto".
 ---@field hookStrategy "auto"|"calls"|"lines"
 ---Returns a new TCP object for an engine with its own socket library (instead of luasocket). It
 ---must behave like a luasocket TCP object: `connect`, `send`, `receive("*l", prefix)`,

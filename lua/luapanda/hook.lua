@@ -130,17 +130,21 @@ local cpuClock = os.clock
 local lastPoll = 0
 local changes = 0
 
+--- Reads the IDE's commands now. `hookFn`: the hook this runs under, where a pause finds the code.
+local function pollNow(hookFn)
+  lastPoll = cpuClock()
+  setInsideFlag(true)
+  pcall(onPoll, hookFn)
+  setInsideFlag(false)
+end
+
 --- Polls if overdue; false when the poll changed the hooks (the caller's change is stale then).
 local function pollIfOverdue()
   changes = 0
   if inside or not enabled or pollEvery == 0 or watching then return true end
-  local now = cpuClock()
-  if now - lastPoll < POLL_SECONDS then return true end
-  lastPoll = now
+  if cpuClock() - lastPoll < POLL_SECONDS then return true end
   local generation = M.generation
-  setInsideFlag(true)
-  pcall(onPoll)
-  setInsideFlag(false)
+  pollNow(nil)
   return generation == M.generation
 end
 
@@ -192,6 +196,11 @@ local function newHook(prog)
   local retryDelay, retryAt, retrying = hookchoice.RETRY_FIRST, 0, false
   local sampleStart = lastPoll -- (CPU time when the sample tick began; roughly, for a new thread)
   local lineHook, sampleHook, tryLines, retryDue
+  -- Whether this hook watches lines through the line filter now (apply installs it then; it needs
+  -- no mode).
+  local function filtering()
+    return enabled and bpMode and not special and choice == LINES and linesAllowed and not prog and native == nil
+  end
   -- Sets this hook's mode; `co` names a thread other than the running one.
   local function apply(m, lines, force, co)
     activeLines = lines or false
@@ -210,7 +219,7 @@ local function newHook(prog)
         mask = entryCalls and "cl" or "l"
       elseif not bpMode then
         mask = ""
-      elseif choice == LINES and linesAllowed and not prog then
+      elseif filtering() then
         untilTick = linesPerTick
         if sampling then setLuaHook(co, sampleHook, "lc", 0) else setLuaHook(co, lineHook, "l", 0) end
         return
@@ -320,11 +329,7 @@ local function newHook(prog)
           untilTick = untilTick - 1
           if untilTick > 0 then return end
           untilTick = linesPerTick
-          if inside then return end
-          lastPoll = cpuClock()
-          setInsideFlag(true)
-          pcall(onPoll, me)
-          setInsideFlag(false)
+          if not inside then pollNow(me) end
           return
         end
       end
@@ -355,11 +360,8 @@ local function newHook(prog)
         if countTicks < countEvery then return end
         countTicks = 0
       end
-      lastPoll = cpuClock()
       local generation = M.generation
-      setInsideFlag(true)
-      pcall(onPoll, me)
-      setInsideFlag(false)
+      pollNow(me)
       if generation == M.generation and bpMode and not special and native == nil and retryDue() then
         tryLines()
       end
@@ -445,11 +447,8 @@ local function newHook(prog)
   local function linesTick(hookFn)
     untilTick = linesPerTick
     if inside then return end
-    lastPoll = cpuClock()
     local generation = M.generation
-    setInsideFlag(true)
-    pcall(onPoll, hookFn)
-    setInsideFlag(false)
+    pollNow(hookFn)
     -- (A poll that changed the state re-installed every hook already.)
     if generation ~= M.generation or choiceSetting ~= "auto" then
       callEvents = 0
@@ -546,10 +545,6 @@ local function newHook(prog)
   ourHooks[hook] = true
   ourHooks[lineHook], ourHooks[sampleHook] = true, true
   lineHooks[lineHook], lineHooks[sampleHook] = true, true
-  -- Whether this hook watches lines through the filter now (what apply installs then needs no mode).
-  local function filtering()
-    return enabled and bpMode and not special and choice == LINES and linesAllowed and not prog and native == nil
-  end
   return { fn = me, apply = apply, prog = prog, filtering = filtering }
 end
 
@@ -801,7 +796,9 @@ function M.configure(state)
   armed = nil
   special = slow or guard
   jitWanted = enabled and (slow or state.jitOff) and true or false
-  choiceSetting = state.hookStrategy or "auto"
+  -- (Any other value, a typo included, is the default.)
+  local asked = state.hookStrategy
+  choiceSetting = (asked == "calls" or asked == "lines") and asked or "auto"
   allowLines()
   local jitDone = applyJit()
   if not jitDone then
@@ -833,7 +830,7 @@ function M.anyActive() return bpMode or slow end
 function M.state()
   return { enabled = enabled, bpMode = bpMode, slow = slow, pollEvery = pollEvery,
     native = native ~= nil, watching = watching, linesAllowed = linesAllowed,
-    toCalls = switches.toCalls, toLines = switches.toLines }
+    toCalls = switches.toCalls, toLines = switches.toLines, strategy = choiceSetting }
 end
 
 --- What is really set on the running thread (debug.gethook answers the program with its own):

@@ -51,6 +51,18 @@ for (const lua of runtimeVariants().filter((v) => !v.native)) {
       assert.match(out, /^C\tlines\ttrue$/m);
     });
 
+    it('takes an unknown hookStrategy for "auto", and getInfo says so', async () => {
+      const s = await startSession(lua, FIXTURE, {
+        breakpoints: { [FIXTURE]: bks },
+        args: ['Lines'],
+      });
+      const out = await stopAtEachEnd(s);
+      assert.match(out, /^A\tlines\t/m);
+      assert.match(out, /^B\tcalls\ttrue$/m);
+      assert.match(out, /^C\tlines\ttrue$/m);
+      assert.match(out, /\(hookStrategy=Lines, not auto, calls or lines: auto\)$/m);
+    });
+
     for (const strategy of ['calls', 'lines']) {
       it(`keeps watching ${strategy} with hookStrategy = "${strategy}", and stops in each phase`, async () => {
         const s = await startSession(lua, FIXTURE, {
