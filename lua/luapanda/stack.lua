@@ -228,7 +228,6 @@ function M.snapshot(base)
   return out
 end
 
-
 --- getlocal / setlocal / getinfo on a captured frame (stopped thread or another thread).
 function M.getlocal(frame, i)
   if frame.noVars then return nil end
