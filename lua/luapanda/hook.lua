@@ -72,6 +72,8 @@ local lineHooks = setmetatable({}, { __mode = "k" }) -- the threads' line-filter
 -- too), and a thread in lines was seen to get no count event at all after a skipped stop near
 -- the C-stack limit: pause went unanswered.
 local linesPerTick = math.huge
+-- Line events a sample of the calls lasts (a tick of its own, see linesTick).
+local linesPerSample = math.huge
 -- The deepest stack on which a thread in lines may go over to calls (see linesTick).
 local MODE_DEPTH = 400
 local switches = { toCalls = 0, toLines = 0 }        -- how often threads changed their choice
@@ -188,7 +190,7 @@ local function newHook(prog)
   local jitBelow = false -- LuaJIT in mode BELOW: lines must be checked (see below)
   local hook
   -- The line filter (hookchoice.lua): this thread's choice, and what it counts to choose. A new
-  -- thread tries lines first, with a sample of its calls in its first count tick.
+  -- thread tries lines first, with a sample of its calls in its first (short) tick.
   local choice = LINES
   local callEvents = 0
   local untilTick = linesPerTick
@@ -220,8 +222,13 @@ local function newHook(prog)
       elseif not bpMode then
         mask = ""
       elseif filtering() then
-        untilTick = linesPerTick
-        if sampling then setLuaHook(co, sampleHook, "lc", 0) else setLuaHook(co, lineHook, "l", 0) end
+        if sampling then
+          untilTick = linesPerSample
+          setLuaHook(co, sampleHook, "lc", 0)
+        else
+          untilTick = linesPerTick
+          setLuaHook(co, lineHook, "l", 0)
+        end
         return
       else
         mask = MASKS[m]
@@ -326,8 +333,9 @@ local function newHook(prog)
       if not special and not jitBelow then
         local lines = activeLines
         if not lines or lines[line] == nil then
-          untilTick = untilTick - 1
-          if untilTick > 0 then return end
+          local left = untilTick - 1 -- (one upvalue read fewer than reading it again)
+          untilTick = left
+          if left > 0 then return end
           untilTick = linesPerTick
           if not inside then pollNow(me) end
           return
@@ -438,7 +446,7 @@ local function newHook(prog)
   tryLines = function()
     switches.toLines = switches.toLines + 1
     choice, sampling, retrying = LINES, true, true
-    callEvents, untilTick = 0, linesPerTick
+    callEvents, untilTick = 0, linesPerSample
     sampleStart = lastPoll
     setLuaHook(nil, sampleHook, "lc", 0)
   end
@@ -465,7 +473,7 @@ local function newHook(prog)
       sampling = false
       -- (On a stack deeper than this, lines stay: calls would need the whole stack's mode.)
       local m, lines = modeOf(nil, 2, MODE_DEPTH)
-      local lost = m ~= nil and hookchoice.callsCheaper(linesPerTick, callEvents,
+      local lost = m ~= nil and hookchoice.callsCheaper(linesPerSample, callEvents,
         m == INSIDE and "inside" or m == BELOW and "below" or "elsewhere")
       -- (The delay doubles only when a try of lines lost; a first choice or a win starts it over.)
       retryDelay = hookchoice.nextRetry(retryDelay, lost and retrying, lastPoll - sampleStart)
@@ -482,6 +490,7 @@ local function newHook(prog)
     elseif ticks >= nextSample then
       sampling = true
       sampleStart = lastPoll
+      untilTick = linesPerSample
       setLuaHook(nil, sampleHook, "lc", 0)
     end
     callEvents = 0
@@ -505,9 +514,10 @@ local function newHook(prog)
   -- too ("lc"). A line whose number no breakpoint is on only counts toward the tick. Each is kept
   -- to the fewest instructions, on one line: every instruction of a hook's own code passes through
   -- the interpreter's hook check (on Lua 5.4 a look-up of its line number for every new line), so
-  -- here an instruction costs about a tenth of the hook call itself (game-loop bench).
-  lineHook = function(_, line) if filter[line] == nil then untilTick = untilTick - 1 if untilTick > 0 then return end linesTick(lineHook) return end lineHit(line, lineHook) end
-  sampleHook = function(_, line) if line == nil then callEvents = callEvents + 1 return end if filter[line] == nil then untilTick = untilTick - 1 if untilTick > 0 then return end linesTick(sampleHook) return end lineHit(line, sampleHook) end
+  -- here an instruction costs about a tenth of the hook call itself (game-loop bench). (`left`:
+  -- one upvalue read fewer than reading `untilTick` again.)
+  lineHook = function(_, line) if filter[line] == nil then local left = untilTick - 1 untilTick = left if left > 0 then return end linesTick(lineHook) return end lineHit(line, lineHook) end
+  sampleHook = function(_, line) if line == nil then callEvents = callEvents + 1 return end if filter[line] == nil then local left = untilTick - 1 untilTick = left if left > 0 then return end linesTick(sampleHook) return end lineHit(line, sampleHook) end
   -- A thread in calls tries lines again once its delay is over (at a count tick or a look at the
   -- clock between mode changes); whether lines are allowed may have changed since (a file seen).
   retryDue = function()
@@ -790,6 +800,7 @@ function M.configure(state)
   pollEvery = state.pollEvery or pollEvery
   -- (Game code runs 3 to 5 VM instructions a line.)
   linesPerTick = pollEvery > 0 and math.max(1000, math.floor(pollEvery / 4)) or math.huge
+  linesPerSample = pollEvery > 0 and math.floor(linesPerTick / hookchoice.SAMPLE_SHARE) or math.huge
   bpMode = breakpoints.count() > 0
   entryCalls = breakpoints.functionCount() > 0
   slow = state.slow and true or false

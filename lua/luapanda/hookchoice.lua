@@ -8,9 +8,9 @@
 -- Which costs less depends on the code: game code with methods and vector maths runs several
 -- calls per line (lines cost a third of calls there, or less below a function with breakpoints),
 -- a numeric loop runs no call at all (calls cost nothing more there, lines ×15). A thread in lines
--- counts its line events; every few count ticks one tick counts its calls too, and the thread goes
--- over to calls when they would clearly cost less. A thread in calls tries lines again after a
--- while, later each time lines lost.
+-- counts its line events; every few count ticks a short one counts its calls too, and the thread
+-- goes over to calls when they would clearly cost less. A thread in calls tries lines again after
+-- a while, later each time lines lost.
 local M = {}
 
 M.CALLS, M.LINES = 1, 2
@@ -26,6 +26,10 @@ M.CALL_COST = 3
 M.MARGIN = 0.8
 -- Count ticks in lines between two samples of the calls (a sample tick hooks calls as well).
 M.SAMPLE_EVERY = 16
+-- A sample is a short tick: this share of a tick's lines. Every call event of a sample is a hook
+-- call too, so a full tick of sampling cost 3 % of a game-loop frame, and a coroutine that runs a
+-- few lines per frame spent tens of frames in its first sample.
+M.SAMPLE_SHARE = 8
 -- Seconds of CPU time in calls before a thread tries lines again: at first, and at most (the
 -- delay doubles each time lines lose, and starts over when they win). A try costs one count tick
 -- in lines, which in a loop without calls is slow: the delay is at least TRY_SHARE times what the

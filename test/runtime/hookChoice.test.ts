@@ -12,6 +12,7 @@ import { closeAll, finish, lineOf, Session, startSession, topOf } from './helper
 
 const FIXTURE = 'hookchoice.lua';
 const PAUSE_FIXTURE = 'hookchoice_pause.lua';
+const SAMPLE_FIXTURE = 'hookchoice_sample.lua';
 const MODULES = path.join(__dirname, '..', '..', '..', 'lua');
 
 for (const lua of runtimeVariants().filter((v) => !v.native)) {
@@ -78,6 +79,15 @@ for (const lua of runtimeVariants().filter((v) => !v.native)) {
         if (strategy === 'lines') assert.match(out, /^MASK\tl$/m);
       });
     }
+
+    it("samples its calls for a short tick: an eighth of a tick's lines", async () => {
+      const s = await startSession(lua, SAMPLE_FIXTURE, {
+        breakpoints: {
+          [SAMPLE_FIXTURE]: [{ verified: true, type: 2, line: lineOf(SAMPLE_FIXTURE, 'never') }],
+        },
+      });
+      assert.match(await finish(s), /^MASK\tl\ttrue$/m);
+    });
 
     for (const strategy of ['calls', 'lines', 'auto']) {
       for (const where of ['inside', 'elsewhere']) {
