@@ -3,10 +3,12 @@
  * but paying what any debugger that hooks the way ours does must pay — the runtime loaded and
  * never started (its memory makes every collection longer), an empty Lua call hook and one that
  * reads the called function with debug.getinfo (the least the pure-Lua hook pays watching calls:
- * there is no other way to know the function) and an empty Lua line hook (the least it pays
- * watching lines), empty C hooks on calls, on calls reading the called function (the least a
- * per-function breakpoint verdict needs) and on calls, returns and lines (a breakpoint in the
- * running function), and, under LuaJIT, its compiler off (where any hook sends the code). An aim
+ * there is no other way to know the function), an empty Lua line hook and one that does what
+ * the line filter does on a line without breakpoints (the least it pays watching lines: a table
+ * index and a count toward the tick that polls), empty C hooks on calls, on calls reading the
+ * called function (the least a per-function breakpoint verdict needs), on lines (what a line
+ * filter in C would pay) and on calls, returns and lines (a breakpoint in the running function),
+ * and, under LuaJIT, its compiler off (where any hook sends the code). An aim
  * below its floor cannot be met by this design; the rows say so.
  * The C hooks are bench/native/floorhooks.c, built by scripts/build-floorhooks.mjs (never shipped).
  */
@@ -46,12 +48,24 @@ export const FLOORS: readonly FloorSpec[] = [
     cHook: false,
     divisors: { 'lua5.4': 4, 'lua5.1': 4, luajit: 40 },
   },
+  {
+    kind: 'luaFilter',
+    label: 'floor: Lua line hook indexing a filter, counting',
+    cHook: false,
+    divisors: { 'lua5.4': 4, 'lua5.1': 4, luajit: 40 },
+  },
   { kind: 'call', label: 'floor: empty C call hook', cHook: true, divisors: { luajit: 10 } },
   {
     kind: 'callf',
     label: 'floor: C call hook reading the function',
     cHook: true,
     divisors: { luajit: 10 },
+  },
+  {
+    kind: 'lineOnly',
+    label: 'floor: empty C line hook',
+    cHook: true,
+    divisors: { 'lua5.4': 2, 'lua5.1': 2, luajit: 20 },
   },
   {
     kind: 'line',

@@ -2,10 +2,11 @@
  * floorhooks.c: hooks that do nothing, for the game-loop bench's floor rows (bench/gameLoop.ts).
  * They measure what any debugger that hooks like ours must pay, whatever it does in its hook:
  * the interpreter's cost of calling a C hook on every call, on every call reading the called
- * function (what a per-function breakpoint verdict needs), and on every call, return and line.
+ * function (what a per-function breakpoint verdict needs), on every line (what a line filter in C
+ * would pay), and on every call, return and line.
  * Built by scripts/build-floorhooks.mjs for the bench only; never shipped.
  *
- *   require("floorhooks").sethook(kind)  kind: "call" | "callf" | "line" | anything else: off
+ *   require("floorhooks").sethook(kind)  kind: "call" | "callf" | "lineOnly" | "line" | other: off
  * The hook is set on the calling thread; coroutines created afterwards inherit it.
  */
 #include <string.h>
@@ -28,6 +29,8 @@ static int sethook(lua_State *L) {
     lua_sethook(L, emptyHook, LUA_MASKCALL, 0);
   else if (strcmp(kind, "callf") == 0)
     lua_sethook(L, functionHook, LUA_MASKCALL, 0);
+  else if (strcmp(kind, "lineOnly") == 0)
+    lua_sethook(L, emptyHook, LUA_MASKLINE, 0);
   else if (strcmp(kind, "line") == 0)
     lua_sethook(L, emptyHook, LUA_MASKCALL | LUA_MASKRET | LUA_MASKLINE, 0);
   else
