@@ -101,11 +101,13 @@ int lpn_maskFor(int mode) {
     case LPN_MODE_ELSEWHERE:
       return LUA_MASKCALL;
     case LPN_MODE_BELOW:
+      /* The line filter: lines alone (see lpn_hook). */
+      if (lpn.filterOn) return LUA_MASKLINE;
       /* LuaJIT drops return events of fast functions (pcall, select, ...): below a function with
          breakpoints it takes line events too, and each checks its own function. */
       return lpn.isJIT ? LPN_MASK_LCR : (LUA_MASKCALL | LUA_MASKRET);
     case LPN_MODE_INSIDE:
-      return LPN_MASK_LCR;
+      return lpn.filterOn ? LUA_MASKLINE : LPN_MASK_LCR;
     default:
       return 0;
   }
@@ -413,6 +415,61 @@ static void onLine(lua_State *L, lua_Debug *ar) {
   if (lineHolds(L, ar->currentline)) callHit(L, ar, 0);
 }
 
+/* Whether a breakpoint is on line number `line` in some file (the line filter). */
+static int filterHas(int line) {
+  if (line < 0) return 0;
+  if (line >= LPN_FILTER_LINES) return lpn.filterHigh;
+  return (lpn.filterBits[line >> 3] >> (line & 7)) & 1;
+}
+
+/*
+ * The line filter's tick: whether a function on the running thread's stack holds breakpoints.
+ * When none does, the thread goes back to watching calls (ELSEWHERE): the filter sees no returns,
+ * so this is how it notices that the functions with breakpoints have returned. A stack deeper
+ * than LPN_FILTER_DEPTH stays with the filter (which misses no breakpoint): looking at every
+ * level of a deep recursion at every tick would cost more than the filter.
+ */
+static int filterStays(lua_State *L) {
+  int top = lua_gettop(L), level;
+  unsigned long generation = lpn.generation;
+  lua_Debug frame;
+  for (level = 0; lua_getstack(L, level, &frame); level++) {
+    if (level == LPN_FILTER_DEPTH || !lua_getinfo(L, "f", &frame)) {
+      lua_settop(L, top);
+      return 1;
+    }
+    if (verdictOf(L)) {
+      lua_settop(L, top);
+      return 1;
+    }
+    if (LPN_STALE(generation)) return 0; /* the runtime set every hook anew meanwhile */
+  }
+  lua_settop(L, top);
+  switchMode(L, LPN_MODE_ELSEWHERE);
+  return 0;
+}
+
+/*
+ * A line event of the line filter that is not the hot case: a poll asked for, the tick, or a line
+ * whose number a breakpoint is on. The line cache is not trusted here: without call and return
+ * events, the function running at a level may have returned and another taken its place (a tail
+ * call does that without leaving the level).
+ */
+static void filterEvent(lua_State *L, lua_Debug *ar) {
+  unsigned long generation = lpn.generation;
+  if (lpn_pollRequested) {
+    doPoll(L);
+    if (LPN_STALE(generation)) return;
+  }
+  if (lpn.filterTick <= 0) {
+    lpn.filterTick = LPN_FILTER_TICK;
+    if (!filterStays(L)) return;
+  }
+  if (!filterHas(ar->currentline)) return;
+  lpn_invalidateCache();
+  onLine(L, ar);
+}
+
 /* Removes a count that only served to deliver a poll (the watcher is the one that polls). */
 static void stripCount(lua_State *L) {
   int mask = lua_gethookmask(L);
@@ -426,6 +483,20 @@ static void stripCount(lua_State *L) {
 
 void lpn_hook(lua_State *L, lua_Debug *ar) {
   int event = ar->event;
+  if (event == LUA_HOOKLINE && lpn.filterOn && lpn.installed &&
+      !(lua_gethookmask(L) & LUA_MASKCALL)) {
+    /* The line filter (BELOW or INSIDE with lines alone). The hot case: a line whose number no
+       breakpoint is on, no tick due, nothing asked for. */
+    if (LPN_LIKELY(!lpn_pollRequested && !lpn_inside && --lpn.filterTick > 0 &&
+                   !filterHas(ar->currentline)))
+      return;
+    lpn_busy++;
+    if (!lpn_inside) filterEvent(L, ar);
+    if (lpn_pollRequested && !lpn_inside) doPoll(L);
+    lpn_busy--;
+    lpn_afterBusy(L);
+    return;
+  }
   if (LPN_LIKELY((event == LUA_HOOKCALL || LPN_EVENT_IS_TAILCALL(event)) && lpn.installed &&
                  !lpn_pollRequested && !lpn_inside && !(lua_gethookmask(L) & LUA_MASKLINE))) {
     /* The hot case (breakpoints elsewhere): a call of a function known to hold none, which

@@ -24,7 +24,7 @@
 #include "lauxlib.h"
 
 /* What the Lua side checks before using the module (bump on any change of the Lua interface). */
-#define LPN_API_VERSION 5
+#define LPN_API_VERSION 6
 
 /* The hook modes of src/protocol/contract.ts (HOOK_MODES), as lua/luapanda/hook.lua uses them (a
  * test checks they agree). NONE: no event but the count (if any). */
@@ -42,6 +42,12 @@
 #endif
 
 #define LPN_LINES_MAX 32
+
+/* The line filter (hook.c): line numbers below LPN_FILTER_LINES are bits; line events between two
+   looks at the stack for functions with breakpoints, and the deepest level looked at. */
+#define LPN_FILTER_LINES 65536
+#define LPN_FILTER_TICK 10000
+#define LPN_FILTER_DEPTH 400
 
 /* The activation record of a hook event as a number: a CallInfo pointer (5.2+) or an index. */
 #define LPN_CI_KEY(ar) ((intptr_t)(ar)->i_ci)
@@ -70,6 +76,13 @@ typedef struct LpnState {
   int entryArmed;
   lua_State *entryL;
   intptr_t entryCi;
+  /* The line filter (setlinefilter): while filterOn, BELOW and INSIDE watch lines alone, and a line
+     event does anything only when a breakpoint is on its number in some file (filterBits, or
+     filterHigh for any line at or past LPN_FILTER_LINES). Every LPN_FILTER_TICK line events
+     (filterTick counts down) the running thread's stack is looked at: with no function holding
+     breakpoints left on it, the thread goes back to ELSEWHERE. */
+  int filterOn, filterHigh, filterTick;
+  unsigned char filterBits[LPN_FILTER_LINES / 8];
   /* Diagnostics. */
   unsigned long polls, verdictCalls, hits, callbackErrors;
   unsigned long resumesInC, resumesInLua; /* coresume.c: done in C, handed to Lua */

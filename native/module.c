@@ -12,6 +12,9 @@
  *   watch(fd) / unwatch()              the socket watcher (true, or nil and why)
  *   status()                           a table for LuaPanda.getInfo()/doctor()
  *   forget()                           the runtime's verdicts were emptied (breakpoints changed)
+ *   setlinefilter(lines|nil)           {line -> true} of every line breakpoint: BELOW and INSIDE
+ *                                      watch lines alone, filtered by number (nil: calls, returns
+ *                                      and lines); takes effect as the runtime sets hooks anew
  *   cfunction(fn)                      a C function that calls fn with its arguments: how the
  *                                      runtime's replacements of library functions look to the
  *                                      program like the C functions they replace
@@ -277,6 +280,31 @@ static int l_collect(lua_State *L) {
   return 0;
 }
 
+static int l_setlinefilter(lua_State *L) {
+  requireInstalled(L);
+  memset(lpn.filterBits, 0, sizeof lpn.filterBits);
+  lpn.filterHigh = 0;
+  lpn.filterOn = 0;
+  lpn.filterTick = LPN_FILTER_TICK;
+  if (lua_isnoneornil(L, 1)) return 0;
+  luaL_checktype(L, 1, LUA_TTABLE);
+  lua_pushnil(L);
+  while (lua_next(L, 1) != 0) {
+    lua_pop(L, 1);
+    if (lua_type(L, -1) == LUA_TNUMBER) {
+      lua_Number n = lua_tonumber(L, -1);
+      if (n >= 0 && n < LPN_FILTER_LINES) {
+        int line = (int)n;
+        lpn.filterBits[line >> 3] |= (unsigned char)(1u << (line & 7));
+      } else {
+        lpn.filterHigh = 1;
+      }
+    }
+  }
+  lpn.filterOn = 1;
+  return 0;
+}
+
 static int l_forget(lua_State *L) {
   (void)L;
   lpn_nobpClear();
@@ -309,6 +337,7 @@ static const luaL_Reg functions[] = {{"install", l_install},
                                      {"status", l_status},
                                      {"cfunction", l_cfunction},
                                      {"forget", l_forget},
+                                     {"setlinefilter", l_setlinefilter},
                                      {"coroutinefast", lpn_coroutineFast},
                                      {"resumestate", lpn_resumeState},
                                      {NULL, NULL}};

@@ -811,6 +811,12 @@ function M.configure(state)
   local asked = state.hookStrategy
   choiceSetting = (asked == "calls" or asked == "lines") and asked or "auto"
   allowLines()
+  -- The native hook's line filter (native/hook.c): below and inside a function with breakpoints a
+  -- thread watches lines alone, each line's number checked in C, instead of every call, return and
+  -- line. Not with function breakpoints, which need call events.
+  if native then
+    native.setlinefilter(enabled and bpMode and not entryCalls and breakpoints.lineFilter() or nil)
+  end
   local jitDone = applyJit()
   if not jitDone then
     -- Inside a finalizer (the GC heartbeat attached or read a command): LuaJIT refuses to switch

@@ -13,7 +13,7 @@ local patches = require("luapanda.patches")
 
 local M = {}
 
-local API_VERSION = 5 -- the interface of native/module.c this runtime speaks
+local API_VERSION = 6 -- the interface of native/module.c this runtime speaks
 local major, minor = string.match(_VERSION, "(%d+)%.(%d+)")
 M.moduleName = "luapanda_native" .. (compat.isJIT and "51" or (tostring(major) .. tostring(minor)))
 
