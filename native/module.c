@@ -15,6 +15,7 @@
  *   setlinefilter(lines|nil)           {line -> true} of every line breakpoint: BELOW and INSIDE
  *                                      watch lines alone, filtered by number (nil: calls, returns
  *                                      and lines); takes effect as the runtime sets hooks anew
+ *   filtering()                        whether the running thread's hook is ours, filtering lines
  *   cfunction(fn)                      a C function that calls fn with its arguments: how the
  *                                      runtime's replacements of library functions look to the
  *                                      program like the C functions they replace
@@ -305,6 +306,13 @@ static int l_setlinefilter(lua_State *L) {
   return 0;
 }
 
+static int l_filtering(lua_State *L) {
+  int mask = lua_gethookmask(L);
+  lua_pushboolean(L, lpn.installed && lpn.filterOn && lua_gethook(L) == lpn_hook &&
+                         (mask & LUA_MASKLINE) && !(mask & LUA_MASKCALL));
+  return 1;
+}
+
 static int l_forget(lua_State *L) {
   (void)L;
   lpn_nobpClear();
@@ -338,6 +346,7 @@ static const luaL_Reg functions[] = {{"install", l_install},
                                      {"cfunction", l_cfunction},
                                      {"forget", l_forget},
                                      {"setlinefilter", l_setlinefilter},
+                                     {"filtering", l_filtering},
                                      {"coroutinefast", lpn_coroutineFast},
                                      {"resumestate", lpn_resumeState},
                                      {NULL, NULL}};

@@ -730,12 +730,17 @@ function M.switchTo(co)
   -- (The line filter needs no mode: walking the stack at every resume and yield cost 5 % of a
   -- LuaJIT game-loop frame. A change of choice or state computes the mode afresh.)
   if h.filtering() then return end
+  -- The native hook changes its mode by itself (at calls, returns and its line filter's ticks):
+  -- the mode set here last may not be the one it has now, so the mode is set whatever it was.
+  -- Its line filter misses no breakpoint in any thread: while it runs, nothing needs to change.
+  local inC = native ~= nil and not special and not h.prog
+  if inC and native.filtering() then return end
   if co then
     local m, lines = modeOf(co, 0)
-    h.apply(m, lines)
+    h.apply(m, lines, inC)
   else
     local m, lines = modeOf(nil, 2)
-    h.apply(m, lines)
+    h.apply(m, lines, inC)
   end
 end
 

@@ -10,6 +10,7 @@ import { runtimeVariants } from '../harness/interpreters';
 import { closeAll, finish, lineOf, startSession, topOf } from './helpers';
 
 const FIXTURE = 'native_filter.lua';
+const RESUME_FIXTURE = 'native_resume_mode.lua';
 
 for (const lua of runtimeVariants().filter((v) => v.native)) {
   describe(`runtime: the native line filter (${lua.label})`, function () {
@@ -30,6 +31,22 @@ for (const lua of runtimeVariants().filter((v) => v.native)) {
       assert.match(out, /^INSIDE\tl$/m);
       assert.match(out, /^AFTER\tc\ttrue\ttrue$/m);
       assert.match(out, /^H\t2$/m);
+    });
+
+    it('stops in a coroutine resumed in the middle of a function with breakpoints', async () => {
+      const s = await startSession(lua, RESUME_FIXTURE, {
+        breakpoints: {
+          [RESUME_FIXTURE]: ['neverUpdate', 'afterYield'].map((m) => ({
+            verified: true,
+            type: 2,
+            line: lineOf(RESUME_FIXTURE, m),
+          })),
+        },
+      });
+      const stop = await s.ide.nextStop('stopOnBreakpoint', 30_000);
+      assert.equal(topOf(stop.stack).line, lineOf(RESUME_FIXTURE, 'afterYield'));
+      await s.ide.connection.request('continue', {});
+      assert.match(await finish(s), /^RESUMED\ttrue\t1\ttrue$/m);
     });
 
     it('keeps call events with a function breakpoint', async () => {
