@@ -5,11 +5,11 @@
  * goes through the runtime, which records who resumed whom (the resumer chain of a stop) and
  * tells the watcher which thread runs. Done in Lua that bookkeeping costs a game more than
  * everything else the idle runtime does (two resumes per frame: about a tenth of a LuaJIT frame).
- * Here it is a few table writes around the interpreter's own resume. Whatever else a resume may
- * need — LuaJIT's hook following the running thread while breakpoints exist, a step to hand over, a
- * coroutine that died, hooks changed while it ran — the Lua side says so (resumestate) or the
- * result shows it, and the Lua implementation does it: before the resume by running instead of
- * this, after it by finishing in Lua.
+ * Here it is a few table writes around the interpreter's own resume. LuaJIT's one hook follows
+ * the thread that runs while breakpoints exist: set here too (hook.c, lpn_followThread). Whatever
+ * else a resume may need — a step to hand over, a coroutine that died, hooks changed while it ran
+ * — the Lua side says so (resumestate) or the result shows it, and the Lua implementation does it:
+ * before the resume by running instead of this, after it by finishing in Lua.
  *
  * The frames are those of the Lua path: the program's caller, this C function where the Lua path
  * has its C face (module.c's trampoline), and for the finishing work a Lua function standing
@@ -19,6 +19,7 @@
 
 static int fastAllowed = 0;  /* the Lua side says: bookkeeping only */
 static int trackRunning = 0; /* tell the watcher which thread runs (PUC Lua with the watcher) */
+static int follow = 0; /* LuaJIT with breakpoints: its hook's mode follows the thread that runs */
 static unsigned long generation = 0; /* bumped by every resumestate: hooks may have changed */
 
 /* Calls the Lua implementation (upvalue 1) with every argument, as module.c's trampoline. */
@@ -188,10 +189,12 @@ static int fastResume(lua_State *L) {
   }
   key = lua_gettop(L);
   before = generation;
+  if (follow) lpn_followThread(L, co);
   setRunning(L, co, 1);
   nres = resume(L, 2, 1, co, 2, nargs);
   first = key + 1;
   setRunning(L, L, 0);
+  if (follow) lpn_followThread(L, L);
   endResume(L, entry);
   if (lua_toboolean(L, first) && before == generation && !isDead(co)) {
     lpn.resumesInC++;
@@ -224,10 +227,12 @@ static int fastWrap(lua_State *L) {
   bodyRan = isSuspended(co); /* 5.4 closes a coroutine that raised, once its body has run */
 #endif
   before = generation;
+  if (follow) lpn_followThread(L, co);
   setRunning(L, co, lua_upvalueindex(2));
   nres = resume(L, 4, lua_upvalueindex(2), co, 1, nargs);
   first = key + 1;
   setRunning(L, L, 0);
+  if (follow) lpn_followThread(L, L);
   endResume(L, lua_upvalueindex(3));
   if (lua_toboolean(L, first) && before == generation && !isDead(co)) {
     lpn.resumesInC++;
@@ -298,12 +303,13 @@ int lpn_coroutineFast(lua_State *L) {
 }
 
 /*
- * resumestate(fast, trackRunning): what the hooks now need of a resume. Every call also tells a
- * resume running meanwhile to finish in Lua (its hooks may have changed).
+ * resumestate(fast, trackRunning, follow): what the hooks now need of a resume. Every call also
+ * tells a resume running meanwhile to finish in Lua (its hooks may have changed).
  */
 int lpn_resumeState(lua_State *L) {
   fastAllowed = lua_toboolean(L, 1);
   trackRunning = lua_toboolean(L, 2);
+  follow = lua_toboolean(L, 3);
   generation++;
   return 0;
 }

@@ -470,6 +470,47 @@ static void filterEvent(lua_State *L, lua_Debug *ar) {
   onLine(L, ar);
 }
 
+/*
+ * The mode the stack of `thread` calls for: INSIDE when its running Lua function holds
+ * breakpoints, BELOW when one further down does, else ELSEWHERE (-2: the runtime set the hooks
+ * anew meanwhile). A stack deeper than LPN_FILTER_DEPTH counts as BELOW (which misses nothing).
+ * Lua runs only on `L`, the running thread: `thread` may be suspended.
+ */
+static int modeOfThread(lua_State *L, lua_State *thread) {
+  lua_Debug frame;
+  int level, top = lua_gettop(L), sawLua = 0;
+  unsigned long generation = lpn.generation;
+  for (level = 0; lua_getstack(thread, level, &frame); level++) {
+    int isC, has;
+    if (level == LPN_FILTER_DEPTH) return LPN_MODE_BELOW;
+    if (!lua_getinfo(thread, "f", &frame)) continue;
+    if (thread != L) lua_xmove(thread, L, 1);
+    isC = lua_iscfunction(L, -1);
+    has = verdictOf(L);
+    lua_settop(L, top);
+    if (LPN_STALE(generation)) return -2;
+    if (has) return sawLua ? LPN_MODE_BELOW : LPN_MODE_INSIDE;
+    if (!isC) sawLua = 1;
+  }
+  return LPN_MODE_ELSEWHERE;
+}
+
+/*
+ * LuaJIT, its one hook ours: the mode for `thread`, about to run (a coroutine resumed by the
+ * native wrappers, or the resumer back from it). Nothing to do while the line filter runs: it
+ * misses no breakpoint in any thread.
+ */
+void lpn_followThread(lua_State *L, lua_State *thread) {
+  int mask = lua_gethookmask(L), mode;
+  if (!lpn.isJIT || lpn_inside || lua_gethook(L) != lpn_hook) return;
+  if (lpn.filterOn && (mask & LUA_MASKLINE) && !(mask & LUA_MASKCALL)) return;
+  lpn_busy++;
+  mode = modeOfThread(L, thread);
+  if (mode != -2 && mode != lpn.jitMode) switchMode(L, mode);
+  lpn_busy--;
+  lpn_afterBusy(L);
+}
+
 /* Removes a count that only served to deliver a poll (the watcher is the one that polls). */
 static void stripCount(lua_State *L) {
   int mask = lua_gethookmask(L);

@@ -104,6 +104,7 @@ void lpn_arm(lua_State *L);
 void lpn_disarm(lua_State *L);
 void lpn_afterBusy(lua_State *L);
 void lpn_invalidateCache(void);
+void lpn_followThread(lua_State *L, lua_State *thread);
 const char *lpn_callReads(void);
 
 /* nobpcache.c */

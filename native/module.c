@@ -20,7 +20,7 @@
  *                                      runtime's replacements of library functions look to the
  *                                      program like the C functions they replace
  *   coroutinefast(rawResume, known, MAIN, finish, after) -> makeResume, makeWrap
- *   resumestate(fast, trackRunning)    see coresume.c
+ *   resumestate(fast, trackRunning, follow)  see coresume.c
  * Only one Lua state of a process can install it at a time (the hook state is per process).
  */
 #include <string.h>

@@ -787,9 +787,11 @@ end
 --- now to finish in Lua.
 updateResumeState = function()
   if not resumeState then return end
+  -- (LuaJIT with breakpoints: the C wrappers set its one hook's mode for the thread that runs, as
+  -- switchTo does, unless the Lua hook is the one set.)
   local fast = native ~= nil and enabled and not slow and not hooksHoldThreads
-    and not (isJIT and (bpMode or special or programHooked))
-  resumeState(fast, enabled and watching and not isJIT)
+    and not (isJIT and (special or programHooked))
+  resumeState(fast, enabled and watching and not isJIT, isJIT and bpMode)
 end
 
 --- Registers the switch of the native coroutine wrappers (nil: none in use).
