@@ -4,8 +4,9 @@
  * never started (its memory makes every collection longer), an empty Lua call hook and one that
  * reads the called function with debug.getinfo (the least the pure-Lua hook pays watching calls:
  * there is no other way to know the function), an empty Lua line hook and one that does what
- * the line filter does on a line without breakpoints (the least it pays watching lines: a table
- * index and a count toward the tick that polls), empty C hooks on calls, on calls reading the
+ * the line filter does on a line without breakpoints on every thread, coroutines included (the
+ * least it pays watching lines: a table index and a count toward the tick that polls), empty C
+ * hooks on calls, on calls reading the
  * called function (the least a per-function breakpoint verdict needs), on lines (what a line
  * filter in C would pay) and on calls, returns and lines (a breakpoint in the running function),
  * and, under LuaJIT, its compiler off (where any hook sends the code). An aim
@@ -50,7 +51,7 @@ export const FLOORS: readonly FloorSpec[] = [
   },
   {
     kind: 'luaFilter',
-    label: 'floor: Lua line hook indexing a filter, counting',
+    label: 'floor: Lua line hook indexing a filter, counting, every thread',
     cHook: false,
     divisors: { 'lua5.4': 4, 'lua5.1': 4, luajit: 40 },
   },
