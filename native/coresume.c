@@ -68,9 +68,13 @@ static void setRunning(lua_State *L, lua_State *thread, int threadIndex) {
  * included: coroutine.running() gives the program none there, but the debug library reads the
  * main thread's frames through it, so a stop inside the coroutine shows them, variables and all.
  */
-static int beginResume(lua_State *L, int entryIndex, int mainUpvalue) {
+/* The field names "by" and "byHandle" are the closure's upvalues keyUpvalue and keyUpvalue + 1:
+   raw accesses with them cost a resume less than lua_getfield/lua_setfield, which look each name
+   up among the interned strings every time (the entries have no metatable). */
+static int beginResume(lua_State *L, int entryIndex, int mainUpvalue, int keyUpvalue) {
   int isMain;
-  lua_getfield(L, entryIndex, "by");
+  lua_pushvalue(L, lua_upvalueindex(keyUpvalue));
+  lua_rawget(L, entryIndex);
   if (!lua_isnil(L, -1)) {
     lua_pop(L, 1);
     return 0; /* running, or resuming another: the Lua path gives the interpreter's answer */
@@ -82,19 +86,23 @@ static int beginResume(lua_State *L, int entryIndex, int mainUpvalue) {
   } else {
     lua_pushvalue(L, -1);
   }
-  lua_pushvalue(L, -1);
-  lua_setfield(L, entryIndex, "by");
+  lua_pushvalue(L, lua_upvalueindex(keyUpvalue));
   lua_pushvalue(L, -2);
-  lua_setfield(L, entryIndex, "byHandle");
-  lua_remove(L, -2); /* the thread: only the key stays */
+  lua_rawset(L, entryIndex); /* by = the key */
+  lua_pushvalue(L, lua_upvalueindex(keyUpvalue + 1));
+  lua_pushvalue(L, -3);
+  lua_rawset(L, entryIndex); /* byHandle = the thread */
+  lua_remove(L, -2);         /* the thread: only the key stays */
   return 1;
 }
 
-static void endResume(lua_State *L, int entryIndex) {
+static void endResume(lua_State *L, int entryIndex, int keyUpvalue) {
+  lua_pushvalue(L, lua_upvalueindex(keyUpvalue));
   lua_pushnil(L);
-  lua_setfield(L, entryIndex, "by");
+  lua_rawset(L, entryIndex);
+  lua_pushvalue(L, lua_upvalueindex(keyUpvalue + 1));
   lua_pushnil(L);
-  lua_setfield(L, entryIndex, "byHandle");
+  lua_rawset(L, entryIndex);
 }
 
 /* Calls the interpreter's resume (upvalue rawUpvalue) on the thread at coIndex with the `nargs`
@@ -170,7 +178,8 @@ static int finishInLua(lua_State *L, int fnUpvalue, int firstResult, int nres, i
 
 /*
  * coroutine.resume. Upvalues: 1 the Lua implementation, 2 the interpreter's resume, 3 the known
- * table (thread -> entry), 4 MAIN, 5 finish(co, entry, key, changed, ok, ...).
+ * table (thread -> entry), 4 MAIN, 5 finish(co, entry, key, changed, ok, ...), 6 and 7 "by" and
+ * "byHandle".
  */
 static int fastResume(lua_State *L) {
   lua_State *co;
@@ -183,7 +192,7 @@ static int fastResume(lua_State *L) {
   lua_pushvalue(L, 1);
   lua_rawget(L, lua_upvalueindex(3));
   entry = lua_gettop(L);
-  if (!lua_istable(L, entry) || !beginResume(L, entry, 4)) {
+  if (!lua_istable(L, entry) || !beginResume(L, entry, 4, 6)) {
     lua_settop(L, nargs + 1);
     return luaPath(L);
   }
@@ -195,7 +204,7 @@ static int fastResume(lua_State *L) {
   first = key + 1;
   setRunning(L, L, 0);
   if (follow) lpn_followThread(L, L);
-  endResume(L, entry);
+  endResume(L, entry, 6);
   if (lua_toboolean(L, first) && before == generation && !isDead(co)) {
     lpn.resumesInC++;
     return nres;
@@ -211,7 +220,7 @@ static int fastResume(lua_State *L) {
 /*
  * A coroutine.wrap function. Upvalues: 1 the Lua implementation, 2 its thread, 3 its entry,
  * 4 the interpreter's resume, 5 MAIN, 6 after(co, entry, key, changed, bodyRan, buf, ok, ...),
- * 7 buf (the implementation's own).
+ * 7 buf (the implementation's own), 8 and 9 "by" and "byHandle".
  */
 static int fastWrap(lua_State *L) {
   lua_State *co;
@@ -221,7 +230,7 @@ static int fastWrap(lua_State *L) {
   co = lua_tothread(L, lua_upvalueindex(2));
   nargs = lua_gettop(L);
   luaL_checkstack(L, 8, "too many arguments to resume");
-  if (!beginResume(L, lua_upvalueindex(3), 5)) return luaPath(L);
+  if (!beginResume(L, lua_upvalueindex(3), 5, 8)) return luaPath(L);
   key = lua_gettop(L);
 #if LUA_VERSION_NUM >= 504
   bodyRan = isSuspended(co); /* 5.4 closes a coroutine that raised, once its body has run */
@@ -233,7 +242,7 @@ static int fastWrap(lua_State *L) {
   first = key + 1;
   setRunning(L, L, 0);
   if (follow) lpn_followThread(L, L);
-  endResume(L, lua_upvalueindex(3));
+  endResume(L, lua_upvalueindex(3), 8);
   if (lua_toboolean(L, first) && before == generation && !isDead(co)) {
     lpn.resumesInC++;
     return nres - 1;
@@ -248,19 +257,18 @@ static int fastWrap(lua_State *L) {
   return finishInLua(L, 6, first, nres, 6);
 }
 
-/* makeResume(impl) -> coroutine.resume's replacement (upvalues of this maker: 2..5 above). */
+/* makeResume(impl) -> coroutine.resume's replacement (upvalues of this maker: 2..7 above). */
 static int makeResume(lua_State *L) {
+  int i;
   luaL_checktype(L, 1, LUA_TFUNCTION);
   lua_settop(L, 1);
-  lua_pushvalue(L, lua_upvalueindex(1));
-  lua_pushvalue(L, lua_upvalueindex(2));
-  lua_pushvalue(L, lua_upvalueindex(3));
-  lua_pushvalue(L, lua_upvalueindex(4));
-  lua_pushcclosure(L, fastResume, 5);
+  for (i = 1; i <= 6; i++) lua_pushvalue(L, lua_upvalueindex(i));
+  lua_pushcclosure(L, fastResume, 7);
   return 1;
 }
 
-/* makeWrap(impl, co, entry, buf) -> the wrap function (maker upvalues: raw resume, MAIN, after). */
+/* makeWrap(impl, co, entry, buf) -> the wrap function (maker upvalues: raw resume, MAIN, after,
+   "by", "byHandle"). */
 static int makeWrap(lua_State *L) {
   luaL_checktype(L, 1, LUA_TFUNCTION);
   luaL_checktype(L, 2, LUA_TTHREAD);
@@ -274,7 +282,9 @@ static int makeWrap(lua_State *L) {
   lua_pushvalue(L, lua_upvalueindex(3));
   lua_pushvalue(L, lua_upvalueindex(5));
   lua_pushvalue(L, 4);
-  lua_pushcclosure(L, fastWrap, 7);
+  lua_pushvalue(L, lua_upvalueindex(6));
+  lua_pushvalue(L, lua_upvalueindex(7));
+  lua_pushcclosure(L, fastWrap, 9);
   return 1;
 }
 
@@ -288,17 +298,25 @@ int lpn_coroutineFast(lua_State *L) {
   luaL_checktype(L, 4, LUA_TFUNCTION);
   luaL_checktype(L, 5, LUA_TFUNCTION);
   lua_settop(L, 5);
+  lua_pushliteral(L, "by");
+  lua_pushliteral(L, "byHandle");
   lua_pushvalue(L, 1);
   lua_pushvalue(L, 2);
   lua_pushvalue(L, 3);
   lua_pushvalue(L, 4);
-  lua_pushcclosure(L, makeResume, 4);
+  lua_pushvalue(L, 6);
+  lua_pushvalue(L, 7);
+  lua_pushcclosure(L, makeResume, 6);
   lua_pushvalue(L, 1);
   lua_pushvalue(L, 2);
   lua_pushvalue(L, 3);
   lua_pushvalue(L, 4);
   lua_pushvalue(L, 5);
-  lua_pushcclosure(L, makeWrap, 5);
+  lua_pushvalue(L, 6);
+  lua_pushvalue(L, 7);
+  lua_pushcclosure(L, makeWrap, 7);
+  lua_remove(L, 6);
+  lua_remove(L, 6);
   return 2;
 }
 
