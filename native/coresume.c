@@ -67,10 +67,10 @@ static void setRunning(lua_State *L, lua_State *thread, int threadIndex) {
  * entry.by/byHandle. The handle is the resuming thread itself, the main thread of 5.1/LuaJIT
  * included: coroutine.running() gives the program none there, but the debug library reads the
  * main thread's frames through it, so a stop inside the coroutine shows them, variables and all.
+ * The field names "by" and "byHandle" are the closure's upvalues keyUpvalue and keyUpvalue + 1:
+ * raw accesses with them cost a resume less than lua_getfield/lua_setfield, which look each name
+ * up among the interned strings every time (the entries have no metatable).
  */
-/* The field names "by" and "byHandle" are the closure's upvalues keyUpvalue and keyUpvalue + 1:
-   raw accesses with them cost a resume less than lua_getfield/lua_setfield, which look each name
-   up among the interned strings every time (the entries have no metatable). */
 static int beginResume(lua_State *L, int entryIndex, int mainUpvalue, int keyUpvalue) {
   int isMain;
   lua_pushvalue(L, lua_upvalueindex(keyUpvalue));
@@ -315,8 +315,6 @@ int lpn_coroutineFast(lua_State *L) {
   lua_pushvalue(L, 6);
   lua_pushvalue(L, 7);
   lua_pushcclosure(L, makeWrap, 7);
-  lua_remove(L, 6);
-  lua_remove(L, 6);
   return 2;
 }
 

@@ -423,30 +423,50 @@ static int filterHas(int line) {
 }
 
 /*
+ * The mode the stack of `thread` calls for: INSIDE when its running Lua function holds
+ * breakpoints, BELOW when one further down does, else ELSEWHERE (-2: the runtime set the hooks
+ * anew meanwhile). The runtime's own functions (LuaJIT: its Lua wrappers around a resume) do not
+ * count as the running function. A stack deeper than LPN_FILTER_DEPTH counts as BELOW (which
+ * misses nothing): looking at every level of a deep recursion each time would cost more than that.
+ * Lua runs only on `L`, the running thread: `thread` may be suspended.
+ */
+static int modeOfThread(lua_State *L, lua_State *thread) {
+  lua_Debug frame;
+  int level, top = lua_gettop(L), sawLua = 0;
+  unsigned long generation = lpn.generation;
+  for (level = 0; lua_getstack(thread, level, &frame); level++) {
+    int running, has;
+    if (level == LPN_FILTER_DEPTH) return LPN_MODE_BELOW;
+    if (!lua_getinfo(thread, "f", &frame)) continue;
+    if (thread != L) lua_xmove(thread, L, 1);
+    running = !lua_iscfunction(L, -1) && !isOwn(L, lua_gettop(L));
+    has = verdictOf(L);
+    lua_settop(L, top);
+    if (LPN_STALE(generation)) return -2;
+    if (has) return sawLua ? LPN_MODE_BELOW : LPN_MODE_INSIDE;
+    if (running) sawLua = 1;
+  }
+  return LPN_MODE_ELSEWHERE;
+}
+
+/*
  * The line filter's tick: whether a function on the running thread's stack holds breakpoints.
  * When none does, the thread goes back to watching calls (ELSEWHERE): the filter sees no returns,
- * so this is how it notices that the functions with breakpoints have returned. A stack deeper
- * than LPN_FILTER_DEPTH stays with the filter (which misses no breakpoint): looking at every
- * level of a deep recursion at every tick would cost more than the filter.
+ * so this is how it notices that the functions with breakpoints have returned.
  */
 static int filterStays(lua_State *L) {
-  int top = lua_gettop(L), level;
-  unsigned long generation = lpn.generation;
-  lua_Debug frame;
-  for (level = 0; lua_getstack(L, level, &frame); level++) {
-    if (level == LPN_FILTER_DEPTH || !lua_getinfo(L, "f", &frame)) {
-      lua_settop(L, top);
-      return 1;
-    }
-    if (verdictOf(L)) {
-      lua_settop(L, top);
-      return 1;
-    }
-    if (LPN_STALE(generation)) return 0; /* the runtime set every hook anew meanwhile */
-  }
-  lua_settop(L, top);
+  int mode = modeOfThread(L, L);
+  if (mode == -2) return 0; /* the runtime set every hook anew meanwhile */
+  if (mode != LPN_MODE_ELSEWHERE) return 1;
   switchMode(L, LPN_MODE_ELSEWHERE);
   return 0;
+}
+
+/* Whether `L`'s hook is ours, watching lines through the filter. */
+static int filtering(lua_State *L) {
+  int mask = lua_gethookmask(L);
+  return lpn.filterOn && lua_gethook(L) == lpn_hook && (mask & LUA_MASKLINE) &&
+         !(mask & LUA_MASKCALL);
 }
 
 /*
@@ -471,39 +491,14 @@ static void filterEvent(lua_State *L, lua_Debug *ar) {
 }
 
 /*
- * The mode the stack of `thread` calls for: INSIDE when its running Lua function holds
- * breakpoints, BELOW when one further down does, else ELSEWHERE (-2: the runtime set the hooks
- * anew meanwhile). A stack deeper than LPN_FILTER_DEPTH counts as BELOW (which misses nothing).
- * Lua runs only on `L`, the running thread: `thread` may be suspended.
- */
-static int modeOfThread(lua_State *L, lua_State *thread) {
-  lua_Debug frame;
-  int level, top = lua_gettop(L), sawLua = 0;
-  unsigned long generation = lpn.generation;
-  for (level = 0; lua_getstack(thread, level, &frame); level++) {
-    int isC, has;
-    if (level == LPN_FILTER_DEPTH) return LPN_MODE_BELOW;
-    if (!lua_getinfo(thread, "f", &frame)) continue;
-    if (thread != L) lua_xmove(thread, L, 1);
-    isC = lua_iscfunction(L, -1);
-    has = verdictOf(L);
-    lua_settop(L, top);
-    if (LPN_STALE(generation)) return -2;
-    if (has) return sawLua ? LPN_MODE_BELOW : LPN_MODE_INSIDE;
-    if (!isC) sawLua = 1;
-  }
-  return LPN_MODE_ELSEWHERE;
-}
-
-/*
- * LuaJIT, its one hook ours: the mode for `thread`, about to run (a coroutine resumed by the
- * native wrappers, or the resumer back from it). Nothing to do while the line filter runs: it
- * misses no breakpoint in any thread.
+ * LuaJIT, its one hook ours: the mode for `thread`, about to run (a coroutine being resumed, or
+ * the resumer back from it), read from its stack — the hook changes its mode by itself, so no
+ * mode set before is a guide. Nothing to do while the line filter runs: it misses no breakpoint
+ * in any thread.
  */
 void lpn_followThread(lua_State *L, lua_State *thread) {
-  int mask = lua_gethookmask(L), mode;
-  if (!lpn.isJIT || lpn_inside || lua_gethook(L) != lpn_hook) return;
-  if (lpn.filterOn && (mask & LUA_MASKLINE) && !(mask & LUA_MASKCALL)) return;
+  int mode;
+  if (!lpn.isJIT || lpn_inside || lua_gethook(L) != lpn_hook || filtering(L)) return;
   lpn_busy++;
   mode = modeOfThread(L, thread);
   if (mode != -2 && mode != lpn.jitMode) switchMode(L, mode);

@@ -15,7 +15,8 @@
  *   setlinefilter(lines|nil)           {line -> true} of every line breakpoint: BELOW and INSIDE
  *                                      watch lines alone, filtered by number (nil: calls, returns
  *                                      and lines); takes effect as the runtime sets hooks anew
- *   filtering()                        whether the running thread's hook is ours, filtering lines
+ *   follow(co|nil)                     LuaJIT: its one hook in the mode for that thread's stack
+ *                                      (nil: the caller's), unless the line filter runs
  *   cfunction(fn)                      a C function that calls fn with its arguments: how the
  *                                      runtime's replacements of library functions look to the
  *                                      program like the C functions they replace
@@ -306,11 +307,10 @@ static int l_setlinefilter(lua_State *L) {
   return 0;
 }
 
-static int l_filtering(lua_State *L) {
-  int mask = lua_gethookmask(L);
-  lua_pushboolean(L, lpn.installed && lpn.filterOn && lua_gethook(L) == lpn_hook &&
-                         (mask & LUA_MASKLINE) && !(mask & LUA_MASKCALL));
-  return 1;
+static int l_follow(lua_State *L) {
+  requireInstalled(L);
+  lpn_followThread(L, threadArg(L, 1));
+  return 0;
 }
 
 static int l_forget(lua_State *L) {
@@ -346,7 +346,7 @@ static const luaL_Reg functions[] = {{"install", l_install},
                                      {"cfunction", l_cfunction},
                                      {"forget", l_forget},
                                      {"setlinefilter", l_setlinefilter},
-                                     {"filtering", l_filtering},
+                                     {"follow", l_follow},
                                      {"coroutinefast", lpn_coroutineFast},
                                      {"resumestate", lpn_resumeState},
                                      {NULL, NULL}};

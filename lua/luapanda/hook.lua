@@ -731,16 +731,17 @@ function M.switchTo(co)
   -- LuaJIT game-loop frame. A change of choice or state computes the mode afresh.)
   if h.filtering() then return end
   -- The native hook changes its mode by itself (at calls, returns and its line filter's ticks):
-  -- the mode set here last may not be the one it has now, so the mode is set whatever it was.
-  -- Its line filter misses no breakpoint in any thread: while it runs, nothing needs to change.
-  local inC = native ~= nil and not special and not h.prog
-  if inC and native.filtering() then return end
+  -- the C side reads the mode from the thread's stack, as its own coroutine wrappers do.
+  if native ~= nil and not special and not h.prog then
+    native.follow(co)
+    return
+  end
   if co then
     local m, lines = modeOf(co, 0)
-    h.apply(m, lines, inC)
+    h.apply(m, lines)
   else
     local m, lines = modeOf(nil, 2)
-    h.apply(m, lines, inC)
+    h.apply(m, lines)
   end
 end
 

@@ -33,21 +33,24 @@ for (const lua of runtimeVariants().filter((v) => v.native)) {
       assert.match(out, /^H\t2$/m);
     });
 
-    it('stops in a coroutine resumed in the middle of a function with breakpoints', async () => {
-      const s = await startSession(lua, RESUME_FIXTURE, {
-        breakpoints: {
-          [RESUME_FIXTURE]: ['neverUpdate', 'afterYield'].map((m) => ({
-            verified: true,
-            type: 2,
-            line: lineOf(RESUME_FIXTURE, m),
-          })),
-        },
+    for (const which of ['early', 'late']) {
+      it(`stops in a coroutine resumed in the middle of a function with breakpoints (${which === 'early' ? 'Lua' : 'native'} wrapper)`, async () => {
+        const s = await startSession(lua, RESUME_FIXTURE, {
+          breakpoints: {
+            [RESUME_FIXTURE]: ['neverUpdate', 'afterYield'].map((m) => ({
+              verified: true,
+              type: 2,
+              line: lineOf(RESUME_FIXTURE, m),
+            })),
+          },
+          args: [which],
+        });
+        const stop = await s.ide.nextStop('stopOnBreakpoint', 30_000);
+        assert.equal(topOf(stop.stack).line, lineOf(RESUME_FIXTURE, 'afterYield'));
+        await s.ide.connection.request('continue', {});
+        assert.match(await finish(s), /^RESUMED\ttrue\t1\ttrue$/m);
       });
-      const stop = await s.ide.nextStop('stopOnBreakpoint', 30_000);
-      assert.equal(topOf(stop.stack).line, lineOf(RESUME_FIXTURE, 'afterYield'));
-      await s.ide.connection.request('continue', {});
-      assert.match(await finish(s), /^RESUMED\ttrue\t1\ttrue$/m);
-    });
+    }
 
     it('keeps call events with a function breakpoint', async () => {
       const s = await startSession(lua, FIXTURE, {
