@@ -9,11 +9,21 @@ import * as path from 'node:path';
 import { spawn, spawnSync } from 'node:child_process';
 import { LuaConnection, LuaListener, LuaNotification, initSuccessInfo } from '../src/protocol';
 import { nativeCpathEnv, nativeDirFor } from '../src/session/nativeBuilds';
+import { loveMissing } from '../test/love/loveSetup';
+import { signalGroup } from '../test/love/processGroup';
 
 const ROOT = path.resolve(__dirname, '..', '..');
 export const BUNDLE_DIR = path.join(ROOT, 'dist', 'lua');
 export const FIXTURES = path.join(ROOT, 'test', 'fixtures', 'runtime');
 const NATIVE_DIR = nativeDirFor(BUNDLE_DIR);
+/**
+ * The engine column: a real LÖVE 11 (its LuaJIT, heap and loop) runs a fixture's frame function
+ * as love.update (test/fixtures/love/bench), under a virtual X server.
+ */
+export const LOVE = 'love';
+const LOVE_BENCH = path.join(ROOT, 'test', 'fixtures', 'love', 'bench');
+/** A LÖVE run not ended after this long is stopped, group-wide (Xvfb too), and fails. */
+const LOVE_RUN_BOUND_MS = 300_000;
 /** Runs per cell (the median is reported). */
 export const RUNS = Number(process.env.LUAPANDA_BENCH_RUNS ?? 5);
 
@@ -54,6 +64,7 @@ export function runLua(
   native: boolean,
   extraEnv: NodeJS.ProcessEnv = {},
 ): Promise<LuaRun> {
+  if (lua === LOVE) return runLove(script, args, native, extraEnv);
   return new Promise((resolve) => {
     const child = spawn(lua, [script, ...args], {
       env: { ...luaEnv(native), ...extraEnv },
@@ -65,6 +76,48 @@ export function runLua(
     child.stdout.setEncoding('utf8').on('data', (t: string) => (stdout += t));
     child.stderr.setEncoding('utf8').on('data', (t: string) => (stderr += t));
     child.on('close', (code) => resolve({ code, stdout, stderr }));
+  });
+}
+
+/**
+ * `script` (a fixture that offers its frame function to an engine) as LÖVE's love.update, with
+ * the same arguments; in a process group of its own, since xvfb-run starts Xvfb and LÖVE as its
+ * children, stopped whole should it outlive LOVE_RUN_BOUND_MS.
+ */
+function runLove(
+  script: string,
+  args: string[],
+  native: boolean,
+  extraEnv: NodeJS.ProcessEnv,
+): Promise<LuaRun> {
+  return new Promise((resolve) => {
+    const gameArgs = [`script=${path.resolve(FIXTURES, script)}`, `args=${args.join(',')}`];
+    const child = spawn('xvfb-run', ['-a', 'love', LOVE_BENCH, ...gameArgs], {
+      env: {
+        ...luaEnv(native),
+        // No sound card on bench machines (conf.lua turns audio off too).
+        SDL_AUDIODRIVER: 'dummy',
+        // Mesa's software renderer draws in the main thread: os.clock, which counts every
+        // thread of the process, then times love.update alone.
+        LP_NUM_THREADS: '0',
+        ...extraEnv,
+      },
+      cwd: FIXTURES,
+      detached: true,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    const bound = setTimeout(() => {
+      stderr += `\n(stopped after ${LOVE_RUN_BOUND_MS} ms)`;
+      if (child.pid !== undefined) signalGroup(child.pid, 'SIGKILL');
+    }, LOVE_RUN_BOUND_MS);
+    child.stdout.setEncoding('utf8').on('data', (t: string) => (stdout += t));
+    child.stderr.setEncoding('utf8').on('data', (t: string) => (stderr += t));
+    child.on('close', (code) => {
+      clearTimeout(bound);
+      resolve({ code, stdout, stderr });
+    });
   });
 }
 
@@ -133,6 +186,7 @@ export function median(values: number[]): number {
 }
 
 function available(command: string): boolean {
+  if (command === LOVE) return loveMissing() === undefined;
   return spawnSync(command, ['-e', 'require("socket")'], { timeout: 10_000 }).status === 0;
 }
 
