@@ -103,6 +103,13 @@ const WORLD_CELLS: Cell[] = [
 const LOADED_FLOOR = FLOORS.filter((floor) => floor.kind === 'loaded');
 const labelOf = (cell: Cell) => `${cell.spec.label}, ${cell.native ? 'native' : 'pure'}`;
 
+/**
+ * Runs per cell: LÖVE's differ more from one process to the next (±15 % on plain frames here:
+ * the engine sleeps a millisecond per frame, after which love.update starts on a cold core), so
+ * its medians take twice as many.
+ */
+const runsOf = (lua: string) => (lua === LOVE ? 2 * RUNS : RUNS);
+
 /** Frames of a run that costs about `divisor` times a plain frame. */
 const framesWith = (lua: string, divisor: number) => Math.max(1, Math.floor(FRAMES[lua] / divisor));
 
@@ -217,8 +224,9 @@ async function cellRun(lua: string, cell: Cell, world = 0): Promise<number> {
 export async function runGameLoopBench(): Promise<void> {
   const interpreters = benchInterpreters(Object.keys(FRAMES));
   console.log(
-    `\nGame loop under the runtime (CPU time of the frame loop inside Lua, median of ${RUNS} runs, ` +
-      'ratio to plain Lua in the same run; pure = pure-Lua hook, native = native accelerator)',
+    `\nGame loop under the runtime (CPU time of the frame loop inside Lua, median of ${RUNS} runs ` +
+      `(${2 * RUNS} in LÖVE), ratio to plain Lua in the same run; pure = pure-Lua hook, native = ` +
+      'native accelerator)',
   );
   const floors = WITH_FLOORS ? FLOORS : [];
   const floorEnvs = WITH_FLOORS
@@ -236,7 +244,7 @@ export async function runGameLoopBench(): Promise<void> {
       (floor.only && !floor.only.includes(lua)) || (floor.cHook && !floorEnvs.has(lua))
         ? undefined
         : (floorEnvs.get(lua) ?? {});
-    for (let run = 0; run < RUNS; run++) {
+    for (let run = 0; run < runsOf(lua); run++) {
       plainTimes.push(await plainRun(lua, FRAMES[lua]));
       for (const [i, cell] of CELLS.entries()) times[i].push(await cellRun(lua, cell));
       for (const [i, floor] of floors.entries()) {
@@ -263,7 +271,8 @@ export async function runGameLoopBench(): Promise<void> {
 async function runWorldTable(interpreters: string[]): Promise<void> {
   console.log(
     `\nThe same with a world of ${WORLD_RECORDS} records alive (about 5 MB, as a game holds its ` +
-      `level data), median of ${RUNS} runs, ratio to plain Lua with the same world`,
+      `level data), median of ${RUNS} runs (${2 * RUNS} in LÖVE), ratio to plain Lua with the same ` +
+      'world',
   );
   const plainPerFrame: number[] = [];
   const ratios: string[][] = WORLD_CELLS.map(() => []);
@@ -272,7 +281,7 @@ async function runWorldTable(interpreters: string[]): Promise<void> {
     const plainTimes: number[] = [];
     const times: number[][] = WORLD_CELLS.map(() => []);
     const floorTimes: number[][] = LOADED_FLOOR.map(() => []);
-    for (let run = 0; run < RUNS; run++) {
+    for (let run = 0; run < runsOf(lua); run++) {
       plainTimes.push(await plainRun(lua, FRAMES[lua], WORLD_RECORDS));
       for (const [i, cell] of WORLD_CELLS.entries()) {
         times[i].push(await cellRun(lua, cell, WORLD_RECORDS));
