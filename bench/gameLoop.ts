@@ -17,8 +17,9 @@
  * CPU time of the frame loop only (os.clock inside Lua); each cell is the median time per frame of
  * several runs divided by the median of plain runs interleaved with them. Slow cells run fewer
  * frames (every frame costs about the same). A native cell that did not get the accelerator
- * fails the run. Also printed: plain milliseconds per frame, and floor rows measured in the same
- * runs (bench/gameLoopFloors.ts): what any debugger hooking like ours must pay. A second table
+ * fails the run. Also printed: plain milliseconds per frame, how far the plain runs lie from
+ * their median (what a difference between two cells must exceed), and floor rows measured in the
+ * same runs (bench/gameLoopFloors.ts): what any debugger hooking like ours must pay. A second table
  * repeats idle and a breakpoint elsewhere with a game-sized heap alive (WORLD_RECORDS), against
  * which the runtime's own memory weighs what it weighs in a game.
  * Run alone: `node out/bench/gameLoop.js` (after `npm run compile`); LUAPANDA_BENCH_RUNS=3,
@@ -109,6 +110,15 @@ const labelOf = (cell: Cell) => `${cell.spec.label}, ${cell.native ? 'native' : 
  * its medians take twice as many.
  */
 const runsOf = (lua: string) => (lua === LOVE ? 2 * RUNS : RUNS);
+
+/**
+ * How far the plain runs of one column lie from their median (fastest–slowest, as ratios): what
+ * a difference between two cells of that column must exceed to mean something.
+ */
+function spreadOf(times: readonly number[]): string {
+  const mid = median([...times]);
+  return `${(Math.min(...times) / mid).toFixed(2)}–${(Math.max(...times) / mid).toFixed(2)}`;
+}
 
 /** Frames of a run that costs about `divisor` times a plain frame. */
 const framesWith = (lua: string, divisor: number) => Math.max(1, Math.floor(FRAMES[lua] / divisor));
@@ -233,6 +243,7 @@ export async function runGameLoopBench(): Promise<void> {
     ? floorHookEnvs(interpreters)
     : new Map<string, NodeJS.ProcessEnv>();
   const plainPerFrame: number[] = [];
+  const plainSpreads: string[] = [];
   const ratios: string[][] = CELLS.map(() => []);
   const floorRatios: string[][] = floors.map(() => []);
   for (const lua of interpreters) {
@@ -254,12 +265,14 @@ export async function runGameLoopBench(): Promise<void> {
     }
     const plain = median(plainTimes);
     plainPerFrame.push(plain);
+    plainSpreads.push(spreadOf(plainTimes));
     const ratio = (t: number[]) => (t.length ? `×${(median(t) / plain).toFixed(2)}` : '—');
     for (const [i, t] of times.entries()) ratios[i].push(ratio(t));
     for (const [i, t] of floorTimes.entries()) floorRatios[i].push(ratio(t));
   }
   const rows = [
     ['plain Lua, ms per frame', ...plainPerFrame.map((s) => (s * 1000).toFixed(3))],
+    ['plain runs against their median (fastest–slowest)', ...plainSpreads],
     ...CELLS.map((cell, i) => [labelOf(cell), ...ratios[i]]),
     ...floors.map((floor, i) => [floor.label, ...floorRatios[i]]),
   ];
@@ -275,6 +288,7 @@ async function runWorldTable(interpreters: string[]): Promise<void> {
       'world',
   );
   const plainPerFrame: number[] = [];
+  const plainSpreads: string[] = [];
   const ratios: string[][] = WORLD_CELLS.map(() => []);
   const floorRatios: string[][] = LOADED_FLOOR.map(() => []);
   for (const lua of interpreters) {
@@ -292,6 +306,7 @@ async function runWorldTable(interpreters: string[]): Promise<void> {
     }
     const plain = median(plainTimes);
     plainPerFrame.push(plain);
+    plainSpreads.push(spreadOf(plainTimes));
     const ratio = (t: number[]) => `×${(median(t) / plain).toFixed(2)}`;
     for (const [i, t] of times.entries()) ratios[i].push(ratio(t));
     for (const [i, t] of floorTimes.entries()) floorRatios[i].push(ratio(t));
@@ -300,6 +315,7 @@ async function runWorldTable(interpreters: string[]): Promise<void> {
     ['situation, 5 MB world', ...interpreters],
     [
       ['plain Lua, ms per frame', ...plainPerFrame.map((s) => (s * 1000).toFixed(3))],
+      ['plain runs against their median (fastest–slowest)', ...plainSpreads],
       ...WORLD_CELLS.map((cell, i) => [labelOf(cell), ...ratios[i]]),
       ...LOADED_FLOOR.map((floor, i) => [floor.label, ...floorRatios[i]]),
     ],
