@@ -23,6 +23,7 @@ import {
   workspaceFile,
   workspaceFolder,
 } from './helpers';
+import { quietPort } from '../../harness/ports';
 
 interface StopEventData {
   reason: string;
@@ -377,7 +378,11 @@ describe('the extension in a real extension host', () => {
     it('moves to a new port when the port setting changes, and registers with VS Code', async () => {
       assert.ok(api.registration.registeredWith.includes('vscode.lm'), 'VS Code has an MCP API');
       const config = vscode.workspace.getConfiguration('luapanda');
-      const other = port + 1;
+      // A port checked free, below the ephemeral range. `port + 1` lies in that range, where any
+      // port may be some connection's source port at that moment: the command then rightly says
+      // the port is in use and waits for the user's choice, a likely cause of this test's one
+      // hang (90 s timeout) so far.
+      const other = await quietPort();
       try {
         await vscode.commands.executeCommand('luapanda.mcp.changePort', other);
         await waitUntil(
