@@ -26,7 +26,6 @@
  * LUAPANDA_BENCH_LUA=lua5.4,luajit and LUAPANDA_BENCH_SITUATIONS=idle,bpElsewhere make it shorter
  * (add `floors` to that list to keep the floor rows, `world` to keep the second table).
  */
-import { LuaNotification } from '../src/protocol';
 import {
   GAMELOOP_LUA,
   GAME_SITUATIONS,
@@ -34,9 +33,10 @@ import {
   GameSituationSpec,
   LOGPOINT_PREFIX,
   gameRunOf,
+  runSituation,
 } from './gameLoopSituations';
 import { FLOORS, FloorSpec, floorHookEnvs } from './gameLoopFloors';
-import { LOVE, RUNS, benchInterpreters, median, runAttached, runLua, timeOf } from './luaRuns';
+import { LOVE, RUNS, benchInterpreters, median, runLua, timeOf } from './luaRuns';
 import { printMarkdownTable } from './markdownTable';
 
 /**
@@ -194,23 +194,12 @@ async function cellRun(lua: string, cell: Cell, world = 0): Promise<number> {
   const frames = framesFor(lua, cell);
   const key = `${lua} ${frames} ${world}`;
   if (!references.has(key)) await plainRun(lua, frames, world);
-  const logs: string[] = [];
-  const onNotification = (n: LuaNotification) => {
-    if (n.kind === 'log' && n.cmd === 'debug_console') logs.push(n.text);
-  };
-  const out = await runAttached(
+  const { out, logpointLines } = await runSituation(
     lua,
-    GAMELOOP_LUA,
-    ['attached', String(frames), cell.native ? '1' : '0'],
+    cell.spec,
+    frames,
     cell.native,
-    {
-      onNotification,
-      env: worldEnv(world),
-      configure: async (connection) => {
-        const bks = cell.spec.breakpoints();
-        if (bks.length > 0) await connection.request('setBreakPoint', { path: GAMELOOP_LUA, bks });
-      },
-    },
+    worldEnv(world),
   );
   const seconds = timeOf(out, lua, labelOf(cell), cell.native);
   const run = gameRunOf(out);
@@ -220,11 +209,10 @@ async function cellRun(lua: string, cell: Cell, world = 0): Promise<number> {
         `plain Lua printed ${references.get(key)} after ${frames}`,
     );
   }
-  const logpoints = logs.filter((t) => t.includes(LOGPOINT_PREFIX)).length;
   const expected = cell.spec.situation === 'logpoint' ? frames : 0;
-  if (logpoints !== expected || out.stdout.includes(LOGPOINT_PREFIX)) {
+  if (logpointLines !== expected || out.stdout.includes(LOGPOINT_PREFIX)) {
     throw new Error(
-      `${lua}, ${labelOf(cell)}: ${logpoints} logpoint lines reached the IDE (expected ` +
+      `${lua}, ${labelOf(cell)}: ${logpointLines} logpoint lines reached the IDE (expected ` +
         `${expected}); in the program's stdout: ${out.stdout.includes(LOGPOINT_PREFIX)}`,
     );
   }

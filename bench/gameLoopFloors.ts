@@ -16,6 +16,7 @@
 import * as path from 'node:path';
 import { spawnSync } from 'node:child_process';
 import { nativeCpathEnv } from '../src/session/nativeBuilds';
+import { LOVE } from './luaRuns';
 
 export interface FloorSpec {
   /** What the fixture's floor mode sets up (test/fixtures/runtime/bench_gameloop.lua). */
@@ -35,56 +36,56 @@ export const FLOORS: readonly FloorSpec[] = [
     kind: 'luaCall',
     label: 'floor: empty Lua call hook',
     cHook: false,
-    divisors: { 'lua5.4': 2, 'lua5.1': 2, luajit: 40, love: 8 },
+    divisors: { 'lua5.4': 2, 'lua5.1': 2, luajit: 40, [LOVE]: 8 },
   },
   {
     kind: 'luaCallF',
     label: 'floor: Lua call hook reading the function',
     cHook: false,
-    divisors: { 'lua5.4': 4, 'lua5.1': 4, luajit: 40, love: 8 },
+    divisors: { 'lua5.4': 4, 'lua5.1': 4, luajit: 40, [LOVE]: 8 },
   },
   {
     kind: 'luaLine',
     label: 'floor: empty Lua line hook',
     cHook: false,
-    divisors: { 'lua5.4': 4, 'lua5.1': 4, luajit: 40, love: 8 },
+    divisors: { 'lua5.4': 4, 'lua5.1': 4, luajit: 40, [LOVE]: 8 },
   },
   {
     kind: 'luaFilter',
     label: 'floor: Lua line hook indexing a filter, counting, every thread',
     cHook: false,
-    divisors: { 'lua5.4': 4, 'lua5.1': 4, luajit: 40, love: 8 },
+    divisors: { 'lua5.4': 4, 'lua5.1': 4, luajit: 40, [LOVE]: 8 },
   },
   {
     kind: 'call',
     label: 'floor: empty C call hook',
     cHook: true,
-    divisors: { luajit: 10, love: 2 },
+    divisors: { luajit: 10, [LOVE]: 2 },
   },
   {
     kind: 'callf',
     label: 'floor: C call hook reading the function',
     cHook: true,
-    divisors: { luajit: 10, love: 2 },
+    divisors: { luajit: 10, [LOVE]: 2 },
   },
   {
     kind: 'lineOnly',
     label: 'floor: empty C line hook',
     cHook: true,
-    divisors: { 'lua5.4': 2, 'lua5.1': 2, luajit: 20, love: 4 },
+    divisors: { 'lua5.4': 2, 'lua5.1': 2, luajit: 20, [LOVE]: 4 },
   },
   {
     kind: 'line',
     label: 'floor: empty C call/return/line hook',
     cHook: true,
-    divisors: { 'lua5.4': 2, 'lua5.1': 2, luajit: 20, love: 4 },
+    divisors: { 'lua5.4': 2, 'lua5.1': 2, luajit: 20, [LOVE]: 4 },
   },
   {
     kind: 'jitOff',
     label: 'floor: LuaJIT compiler off, no hook',
     cHook: false,
-    only: ['luajit', 'love'],
-    divisors: { luajit: 10, love: 2 },
+    only: ['luajit', LOVE],
+    divisors: { luajit: 10, [LOVE]: 2 },
   },
 ];
 

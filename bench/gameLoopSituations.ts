@@ -1,11 +1,12 @@
 /**
- * The situations of the game-loop bench (bench/gameLoop.ts), shared with its correctness test
- * (test/runtime/gameLoop.test.ts) so that both run the fixture under exactly the same
- * breakpoints, and the reading of what the fixture prints.
+ * The situations of the game-loop bench (bench/gameLoop.ts), shared with its correctness tests
+ * (test/runtime/gameLoop.test.ts, test/love/loveBench.test.ts) so that they run the fixture under
+ * exactly the same breakpoints; one attached run of a situation; and the reading of what the
+ * fixture prints.
  */
 import * as path from 'node:path';
-import { WireBreakpoint } from '../src/protocol';
-import { FIXTURES, LuaRun, markerLine } from './luaRuns';
+import { LuaNotification, WireBreakpoint } from '../src/protocol';
+import { FIXTURES, LuaRun, markerLine, runAttached } from './luaRuns';
 
 export const GAMELOOP_LUA = path.join(FIXTURES, 'bench_gameloop.lua');
 
@@ -65,4 +66,44 @@ export function gameRunOf(out: LuaRun): GameRun {
     throw new Error(`game loop run failed (code ${out.code}): ${out.stderr.slice(-300)}`);
   }
   return { frames: Number(frames[1]), checksum: checksum[1].trim() };
+}
+
+/** An attached run of the game loop: what it printed, and the logpoint lines the IDE received. */
+export interface SituationRun {
+  readonly out: LuaRun;
+  readonly logpointLines: number;
+}
+
+/**
+ * Runs the game loop under `lua` for `frames` frames, attached to an IDE that sets `spec`'s
+ * breakpoints before the program runs (pure-Lua hook, or the native accelerator when `native`).
+ */
+export async function runSituation(
+  lua: string,
+  spec: GameSituationSpec,
+  frames: number,
+  native: boolean,
+  env: NodeJS.ProcessEnv = {},
+): Promise<SituationRun> {
+  let logpointLines = 0;
+  const onNotification = (n: LuaNotification) => {
+    if (n.kind === 'log' && n.cmd === 'debug_console' && n.text.includes(LOGPOINT_PREFIX)) {
+      logpointLines++;
+    }
+  };
+  const out = await runAttached(
+    lua,
+    GAMELOOP_LUA,
+    ['attached', String(frames), native ? '1' : '0'],
+    native,
+    {
+      onNotification,
+      env,
+      configure: async (connection) => {
+        const bks = spec.breakpoints();
+        if (bks.length > 0) await connection.request('setBreakPoint', { path: GAMELOOP_LUA, bks });
+      },
+    },
+  );
+  return { out, logpointLines };
 }

@@ -75,6 +75,8 @@ export function runLua(
     let stderr = '';
     child.stdout.setEncoding('utf8').on('data', (t: string) => (stdout += t));
     child.stderr.setEncoding('utf8').on('data', (t: string) => (stderr += t));
+    // (A command that cannot start: said in the run's stderr; 'close' follows.)
+    child.on('error', (error) => (stderr += `\n${lua}: ${error.message}`));
     child.on('close', (code) => resolve({ code, stdout, stderr }));
   });
 }
@@ -114,6 +116,7 @@ function runLove(
     }, LOVE_RUN_BOUND_MS);
     child.stdout.setEncoding('utf8').on('data', (t: string) => (stdout += t));
     child.stderr.setEncoding('utf8').on('data', (t: string) => (stderr += t));
+    child.on('error', (error) => (stderr += `\nxvfb-run: ${error.message}`));
     child.on('close', (code) => {
       clearTimeout(bound);
       resolve({ code, stdout, stderr });

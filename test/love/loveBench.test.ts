@@ -13,9 +13,9 @@ import {
   GameRun,
   LOGPOINT_PREFIX,
   gameRunOf,
+  runSituation,
 } from '../../bench/gameLoopSituations';
-import { LOVE, LuaRun, runAttached, runLua } from '../../bench/luaRuns';
-import { LuaNotification } from '../../src/protocol';
+import { LOVE, LuaRun, runLua } from '../../bench/luaRuns';
 import { luaInterpreters } from '../harness/interpreters';
 import { loveMissing, loveVariants, mustRunLove } from './loveSetup';
 
@@ -68,33 +68,11 @@ describe('game-loop bench in LÖVE 11: same work as plain LuaJIT', function () {
     for (const spec of GAME_SITUATIONS) {
       it(`and attached, ${variant.label}: ${spec.label}`, async () => {
         if (variant.problem !== undefined) throw new Error(variant.problem);
-        const logs: string[] = [];
-        const onNotification = (n: LuaNotification) => {
-          if (n.kind === 'log' && n.cmd === 'debug_console') logs.push(n.text);
-        };
-        const out = await runAttached(
-          LOVE,
-          GAMELOOP_LUA,
-          ['attached', String(FRAMES), variant.native ? '1' : '0'],
-          variant.native,
-          {
-            onNotification,
-            configure: async (connection) => {
-              const bks = spec.breakpoints();
-              if (bks.length > 0) {
-                await connection.request('setBreakPoint', { path: GAMELOOP_LUA, bks });
-              }
-            },
-          },
-        );
+        const { out, logpointLines } = await runSituation(LOVE, spec, FRAMES, variant.native);
         assert.deepEqual(runOf(out), plain);
         assert.match(out.stdout, new RegExp(`^NATIVE ${String(variant.native)}$`, 'm'));
         const expected = spec.situation === 'logpoint' ? FRAMES : 0;
-        assert.equal(
-          logs.filter((t) => t.includes(LOGPOINT_PREFIX)).length,
-          expected,
-          'logpoint lines that reached the IDE',
-        );
+        assert.equal(logpointLines, expected, 'logpoint lines that reached the IDE');
         assert.ok(!out.stdout.includes(LOGPOINT_PREFIX), 'no logpoint line in the game stdout');
       });
     }
