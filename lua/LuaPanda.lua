@@ -43,6 +43,8 @@ for _, m in ipairs({ compat, json, paths, breakpoints, hook, stack, variables, e
   require("luapanda.link"), require("luapanda.attach"), require("luapanda.dispatch"),
   require("luapanda.commands"), require("luapanda.initinfo"), require("luapanda.stepping"),
   require("luapanda.stops"), require("luapanda.hits"), require("luapanda.hookmode"), require("luapanda.hookchoice"),
+  require("luapanda.hookthreads"), require("luapanda.hookfilter"), require("luapanda.hooknative"),
+  require("luapanda.hookchain"), require("luapanda.hookjit"),
   require("luapanda.preview"), require("luapanda.classnames"), linemap }) do
   registerOwn(m)
 end

@@ -5,6 +5,8 @@
 -- debuggable. Coroutines created before the IDE attached are adopted on their next resume.
 local compat = require("luapanda.compat")
 local hook = require("luapanda.hook")
+local threads = require("luapanda.hookthreads")
+local hooknative = require("luapanda.hooknative")
 local stack = require("luapanda.stack")
 local patches = require("luapanda.patches")
 local argerrors = require("luapanda.argerrors")
@@ -29,7 +31,7 @@ local isJIT = compat.isJIT
 local currentThread = compat.currentThread
 local status = raw.status
 local pack, unpack = compat.pack, compat.unpack
-local holdsThreads = hook.hooksHoldThreads -- Lua 5.2: see hook.afterResume
+local holdsThreads = threads.hooksHoldThreads -- Lua 5.2: see hookthreads.afterResume
 
 -- 5.1 (not LuaJIT) keeps a level for a frame a tail call replaced: the finishing functions below,
 -- reached by tail calls, stand one level higher there than the functions that called them.
@@ -52,7 +54,7 @@ local function adopt(co)
   if not e then
     e = {}
     known[co] = e
-    hook.prepare(co)
+    threads.prepare(co)
   end
   return e
 end
@@ -81,20 +83,20 @@ local function resume(...)
     -- only while something could stop.
     entry.snapshot = stack.snapshot(2)
   end
-  hook.switchTo(co)
-  if holdsThreads then hook.beforeResume(co) end
+  threads.switchTo(co)
+  if holdsThreads then threads.beforeResume(co) end
   return finish(co, entry, key, hook.generation, raw.resume(...))
 end
 M.resume = resume
 
 finish = function(co, entry, key, generation, ok, ...)
   entry.by, entry.byHandle, entry.snapshot = nil, nil, nil
-  if holdsThreads or status(co) == "dead" then hook.afterResume(co) end
-  hook.switchTo(nil)
+  if holdsThreads or status(co) == "dead" then threads.afterResume(co) end
+  threads.switchTo(nil)
   if not isJIT and generation ~= hook.generation then
     -- The debugger changed state while the coroutine ran (a step, new breakpoints): the resuming
     -- thread may have no handle to be updated from there, so update it now.
-    hook.refresh()
+    threads.refresh()
   end
   if not ok and onDeath and connected and status(co) == "dead" then
     -- Whether the error is caught where a coroutine.wrap function was called (2: that caller).
@@ -226,7 +228,7 @@ function M.install()
   threadOf = mod and mod.thread or nil
   if mod and mod.coroutinefast and not holdsThreads then
     makeResume, makeWrap = mod.coroutinefast(raw.resume, known, compat.MAIN, finishFromC, wrapFromC)
-    hook.setResumeState(mod.resumestate)
+    hooknative.setResumeState(mod.resumestate)
   end
   patches.replace(lib, "create", patches.visible(create))
   patches.replace(lib, "resume", makeResume and makeResume(resume) or patches.visible(resume))

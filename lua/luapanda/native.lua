@@ -1,12 +1,13 @@
 -- native.lua: the optional native accelerator (C sources in native/, one build per Lua C ABI,
 -- `luapanda_native51` for Lua 5.1 and LuaJIT, `…52`, `…53`, `…54`). When `require` finds it on
--- package.cpath, the hook modes run in C (hook.lua calls it through hook.useNative) and, while
+-- package.cpath, the hook modes run in C (hook.lua drives it through hooknative.lua) and, while
 -- connected, a watcher (the kernel's socket signals on Linux, else a thread) notices IDE commands
 -- so that an idle program runs with no hook at all. Without it everything works the same in pure
 -- Lua, only slower. `LuaPanda.settings.useNative = false` (before start(), or before the next
 -- connection) keeps it off.
 local compat = require("luapanda.compat")
 local hook = require("luapanda.hook")
+local hooknative = require("luapanda.hooknative")
 local quietload = require("luapanda.quietload")
 local breakpoints = require("luapanda.breakpoints")
 local patches = require("luapanda.patches")
@@ -45,7 +46,7 @@ function M.load(settings)
       and loaded.apiVersion) .. ", this runtime needs " .. API_VERSION .. "): rebuild or copy the matching build"
     return false
   end
-  local okInstall, installed, why = pcall(loaded.install, hook.nativeCallbacks())
+  local okInstall, installed, why = pcall(loaded.install, hooknative.nativeCallbacks())
   if not okInstall or not installed then
     reason = M.moduleName .. " could not be installed: " .. tostring(okInstall and why or installed)
     return false
@@ -63,10 +64,10 @@ function M.module() return mod end
 
 --- A new connection: use the module (and its watcher on the link's socket) unless switched off.
 function M.attach(link, settings)
-  if not mod then hook.useNative(nil, false) return end
+  if not mod then hooknative.useNative(nil, false) return end
   if settings.useNative == false then
     reason = "off (LuaPanda.settings.useNative = false)"
-    hook.useNative(nil, false)
+    hooknative.useNative(nil, false)
     return
   end
   reason = nil
@@ -74,7 +75,7 @@ function M.attach(link, settings)
   local ok, why = false, "the socket has no descriptor (custom socket): IDE commands are polled by count hook"
   if fd then ok, why = mod.watch(fd) end
   watchProblem = (not ok) and tostring(why) or nil
-  hook.useNative(mod, ok and true or false)
+  hooknative.useNative(mod, ok and true or false)
   -- The watcher must let go of the descriptor before the socket closes it.
   link.beforeClose = M.detach
 end
@@ -83,7 +84,7 @@ end
 function M.detach()
   if mod then
     mod.unwatch()
-    hook.useNative(hook.state().native and mod or nil, false)
+    hooknative.useNative(hook.state().native and mod or nil, false)
   end
 end
 
