@@ -44,7 +44,7 @@ for _, m in ipairs({ compat, json, paths, breakpoints, hook, stack, variables, e
   require("luapanda.commands"), require("luapanda.initinfo"), require("luapanda.stepping"),
   require("luapanda.stops"), require("luapanda.hits"), require("luapanda.hookmode"), require("luapanda.hookchoice"),
   require("luapanda.hookthreads"), require("luapanda.hookfilter"), require("luapanda.hooknative"),
-  require("luapanda.hookchain"), require("luapanda.hookjit"),
+  require("luapanda.hookchain"), require("luapanda.hookjit"), require("luapanda.bprules"),
   require("luapanda.preview"), require("luapanda.classnames"), linemap }) do
   registerOwn(m)
 end

@@ -1,5 +1,5 @@
--- breakpoints.lua: the breakpoint table, rules validated when set (condition, hit condition,
--- logpoint template), and the per-function verdict cache the hook uses: for a function object,
+-- breakpoints.lua: the breakpoint table (each one's rules validated when set, bprules.lua), and
+-- the per-function verdict cache the hook uses: for a function object,
 -- the table {line -> breakpoint} of breakpoints inside its line range, or false. One table lookup
 -- per call once a function has been seen; the cache is dropped whenever breakpoints change.
 -- Binding (protocol extension, Docs/Protocol_Extensions.md): a breakpoint may name the function
@@ -10,8 +10,9 @@
 -- Breakpoints are stored as upstream does, byKey[key][fullPath]: in autoPathMode the key is the
 -- file name, so same-name files in different folders share a key and are told apart by comparing
 -- the chunk's path with each breakpoint path (see `filesFor`).
-local compat = require("luapanda.compat")
 local paths = require("luapanda.paths")
+local events = require("luapanda.events")
+local bprules = require("luapanda.bprules")
 
 local M = {}
 
@@ -24,11 +25,6 @@ local fnCount = 0           -- number of function breakpoints (fnbreakpoints.lua
 -- hook's sign to stop at the first line event of each call (see hook.lua).
 local entries = setmetatable({}, { __mode = "k" })
 M.entries = entries
---- function(): tries pending function breakpoint names again; true when one bound (set by
---- fnbreakpoints.lua while a name is pending).
-M.retryPending = nil
---- function(): sends what fnbreakpoints.lua has to tell after a verdict.
-M.flushFunctions = nil
 -- fn -> lines|false. One table for the life of the runtime (cleared in place), so the hook and
 -- the native accelerator can hold on to it.
 local verdicts = setmetatable({}, { __mode = "k" })
@@ -53,8 +49,19 @@ end
 local pending, pendingCount = {}, 0
 
 M.generation = 0
---- function(info): sends a breakpointsBound notice; set when the IDE asked for them.
-M.notifier = nil
+
+-- The callbacks (M.init; each kept until given anew):
+--   notifier(info)    sends a breakpointsBound notice (commands.lua, when the IDE asked for them;
+--                     forgotten by M.clear)
+--   retryPending()    tries pending function breakpoint names again; true when one bound
+--   flushFunctions()  sends what fnbreakpoints.lua has to tell after a verdict
+local notifier, retryPending, flushFunctions
+
+function M.init(callbacks)
+  notifier = callbacks.notifier or notifier
+  retryPending = callbacks.retryPending or retryPending
+  flushFunctions = callbacks.flushFunctions or flushFunctions
+end
 
 function M.addOwnSource(source) ownSources[source] = true end
 function M.isOwnSource(source) return ownSources[source] == true end
@@ -62,15 +69,13 @@ function M.count() return count + fnCount end
 function M.functionCount() return fnCount end
 function M.all() return byKey end
 
---- function(): called whenever the verdicts are emptied (the native accelerator's own cache of
---- them must be emptied too).
-M.onReset = nil
-
+-- Announces "verdicts" (events.lua) whenever the verdicts are emptied: the native accelerator's
+-- own cache of them must be emptied too.
 local function reset()
   for fn in pairs(verdicts) do verdicts[fn] = nil end
   bySource = {}
   M.generation = M.generation + 1
-  if M.onReset then M.onReset() end
+  events.announce("verdicts")
 end
 
 --- The function breakpoints changed (there are `n`): every verdict is computed anew.
@@ -120,8 +125,8 @@ end
 function M.clear()
   byKey, count = {}, 0
   pending, pendingCount = {}, 0
-  M.notifier = nil
-  if M.onClear then M.onClear() end
+  notifier = nil
+  events.announce("cleared")
   reset()
 end
 
@@ -139,108 +144,12 @@ end
 --- Sends the queued notices (after a verdict: never in the middle of computing one). One that
 --- fails (no C stack left) stays queued for the next verdict.
 local function flush()
-  local send = M.notifier
+  local send = notifier
   for entry, lines in pairs(pending) do
     send({ path = entry.wirePath, lines = lines })
     pending[entry] = nil
     pendingCount = pendingCount - 1
   end
-end
-
---- Parses a hit condition: "> N", ">= N", "== N" (or "= N"), "< N", "<= N", "% N" (or
---- "% N == 0") or a bare "N" (>= N): the grammar of src/session/hitCondition.ts, whose cases
---- (test/fixtures/contract/hitConditions.json) run against both.
-local function parseHitCondition(text)
-  local s = string.gsub(string.gsub(tostring(text), "^%s+", ""), "%s+$", "")
-  if s == "" then return nil end
-  local op, n = string.match(s, "^([<>=%%]=?)%s*(%d+)$")
-  if not op then
-    n = string.match(s, "^%%%s*(%d+)%s*==%s*0$")
-    op = n and "%"
-  end
-  if not op then
-    n = string.match(s, "^(%d+)$")
-    op = n and ">="
-  end
-  if op == "=" then op = "==" end
-  local valid = { [">"] = true, [">="] = true, ["=="] = true, ["<"] = true, ["<="] = true, ["%"] = true }
-  if not op or not valid[op] then
-    return nil, "invalid hit condition '" .. s .. "' (use > N, >= N, == N, < N, <= N, % N or N)"
-  end
-  n = tonumber(n)
-  if op == "%" and n == 0 then return nil, "invalid hit condition '% 0'" end
-  return { op = op, n = n }
-end
-
-local function hitConditionMet(hc, hits)
-  local op, n = hc.op, hc.n
-  if op == ">" then return hits > n end
-  if op == ">=" then return hits >= n end
-  if op == "==" then return hits == n end
-  if op == "<" then return hits < n end
-  if op == "<=" then return hits <= n end
-  return hits % n == 0
-end
-
---- Splits a log message into literal text and `{expr}` parts; `{{`/`}}` are literal braces.
-local function parseTemplate(message)
-  local parts, i, n, literal = {}, 1, #message, {}
-  while i <= n do
-    local c = string.sub(message, i, i)
-    if c == "{" and string.sub(message, i + 1, i + 1) == "{" then
-      literal[#literal + 1] = "{" i = i + 2
-    elseif c == "}" and string.sub(message, i + 1, i + 1) == "}" then
-      literal[#literal + 1] = "}" i = i + 2
-    elseif c == "{" then
-      local close = string.find(message, "}", i + 1, true)
-      if not close then return nil, "unclosed '{' in log message" end
-      if #literal > 0 then parts[#parts + 1] = table.concat(literal) literal = {} end
-      local expr = string.sub(message, i + 1, close - 1)
-      local fn, err = compat.compile("return " .. expr, "=(log)", {})
-      if not fn then return nil, "log message expression {" .. expr .. "}: " .. tostring(err) end
-      parts[#parts + 1] = { expr = expr }
-      i = close + 1
-    else
-      literal[#literal + 1] = c i = i + 1
-    end
-  end
-  if #literal > 0 then parts[#parts + 1] = table.concat(literal) end
-  return parts
-end
-
-local function compileCheck(expr, what)
-  if not compat.canCompile then return true end
-  local fn, err = compat.compile("return " .. expr, "=(" .. what .. ")", {})
-  if not fn then return nil, what .. " '" .. expr .. "': " .. tostring(err) end
-  return true
-end
-
---- A breakpoint's rules, checked when set: `type` (0 condition, 1 logpoint, 2 plain; a function
---- breakpoint without a type is a logpoint when it has a logMessage), condition, hit condition,
---- log template. Returns the breakpoint, or nil and why.
-function M.makeRule(spec)
-  local kind = tonumber(spec.type)
-  if kind == nil then
-    kind = (type(spec.logMessage) == "string" and string.find(spec.logMessage, "%S")) and 1 or 2
-  end
-  local bp = { kind = kind, hits = 0 }
-  local condition = spec.condition
-  if type(condition) == "string" and string.find(condition, "%S") and kind ~= 1 then
-    local ok, err = compileCheck(condition, "condition")
-    if not ok then return nil, err end
-    bp.condition = condition
-  end
-  if spec.hitCondition ~= nil and string.find(tostring(spec.hitCondition), "%S") then
-    local hc, err = parseHitCondition(spec.hitCondition)
-    if not hc then return nil, err end
-    bp.hitCondition = hc
-  end
-  if kind == 1 then
-    local parts, err = parseTemplate(tostring(spec.logMessage or ""))
-    if not parts then return nil, err end
-    bp.log = parts
-  end
-  return bp
 end
 
 --- Whether code of the breakpoint file `entry` has been seen (its chunk is loaded).
@@ -281,7 +190,7 @@ function M.setFile(path, bks)
     if not line then
       result.verified, result.message = false, "breakpoint without a valid line"
     else
-      local bp, err = M.makeRule(spec)
+      local bp, err = bprules.make(spec)
       if bp then
         bp.line, bp.path, bp.entry = line, full, entry
         bp.requested, bp.fnFirst, bp.fnLast = tonumber(spec.requested), tonumber(spec.fnFirst), tonumber(spec.fnLast)
@@ -301,13 +210,6 @@ function M.setFile(path, bks)
   -- Already loaded: the IDE learns it from the reply, not from a notice.
   entry.announced = group[full] ~= nil and loaded(entry)
   return results, entry.announced
-end
-
---- Whether a breakpoint that matched its line should fire, given its condition result.
-function M.countHit(bp)
-  bp.hits = bp.hits + 1
-  if bp.hitCondition then return hitConditionMet(bp.hitCondition, bp.hits) end
-  return true
 end
 
 --- The breakpoint files (entries of one key) that apply to a chunk. In exact mode the key is the
@@ -383,7 +285,7 @@ local function compute(fn)
   local found = false
   if fnCount > 0 then
     -- A pending name that binds now makes this verdict stale (M.verdict computes it again).
-    if M.retryPending and M.retryPending() then reset() end
+    if retryPending and retryPending() then reset() end
     local fbp = entries[fn]
     if fbp then found = { [0] = fbp } end
   end
@@ -457,8 +359,8 @@ function M.verdict(fn)
       end
     end
     -- A failed send is retried after the next verdict (the queue is kept until it is sent).
-    if pendingCount > 0 and M.notifier then pcall(flush) end
-    if M.flushFunctions then pcall(M.flushFunctions) end
+    if pendingCount > 0 and notifier then pcall(flush) end
+    if flushFunctions then pcall(flushFunctions) end
   end
   return v
 end
@@ -477,8 +379,5 @@ function M.describe()
   table.sort(out)
   return out
 end
-
-M.parseHitCondition = parseHitCondition
-M.parseTemplate = parseTemplate
 
 return M

@@ -69,7 +69,7 @@ function commands.setBreakPoint(info, id)
   -- Our IDE asks to be told when a breakpoint file is loaded and where its breakpoints bind
   -- (breakpointsBound, Docs/Protocol_Extensions.md); upstream's does not, and is not told.
   if info.notifyBound == true or info.notifyBound == "true" then
-    breakpoints.notifier = function(bound) send("breakpointsBound", bound, "0") end
+    breakpoints.init({ notifier = function(bound) send("breakpointsBound", bound, "0") end })
   end
   -- The code on the stack right now is loaded: its files do not wait for a "loaded" notice.
   breakpoints.noteStack()
@@ -86,7 +86,7 @@ end
 --- running; the reply is the report.
 function commands.hotReload(info, id)
   local hotreload = require("luapanda.hotreload")
-  hotreload.clock = state.clock
+  hotreload.init({ clock = state.clock })
   send("hotReload", hotreload.reload(info.path, info.source), id)
 end
 
@@ -101,7 +101,7 @@ function commands.setFunctionBreakPoint(info, id)
   end
   fnBreakpointsUsed = true
   local fnbreakpoints = require("luapanda.fnbreakpoints")
-  fnbreakpoints.notifier = function(bound) send("functionBreakpointsBound", bound, "0") end
+  fnbreakpoints.init({ notifier = function(bound) send("functionBreakpointsBound", bound, "0") end })
   local results = fnbreakpoints.set(names)
   send("setFunctionBreakPoint", { results = results }, id)
   if not state.stopped then hookmode.update() end

@@ -7,6 +7,10 @@
 --                                   followed by exceptions
 --   "drop" (reason)                 the link failed or the IDE ended the session (link.drop);
 --                                   attach.lua detaches
+--   "verdicts"                      the per-function verdicts were emptied (breakpoints.lua);
+--                                   native.lua empties the C hook's cache of them
+--   "cleared"                       every breakpoint was cleared (breakpoints.clear, at a
+--                                   disconnect); fnbreakpoints.lua clears its own
 local M = {}
 
 local listeners = {}

@@ -173,18 +173,26 @@ local function watchesCaught()
   return connected and (filters.caught or filters.assert)
 end
 
-local function caughtHandler(message)
-  if not alreadyReported(message) then
-    -- 1 here, 2 what raised the error: a coroutine.wrap function shows its dead coroutine's stack
-    local thread = coroutines.deadWrapThreadAt(1)
-    local assertion = raisedByAssert(caughtHandler) or diedInAssert(thread)
-    if wanted(false, assertion) then
-      local co, coError = threadOf(thread, message)
-      onException(message, false, caughtHandler, co, assertion, coError)
+--- A message handler for pcall and xpcall that stops on the error when the filters ask, then
+--- hands it to `handler` (xpcall's own; nil: returns it, as pcall would).
+local function newCaughtHandler(handler)
+  local h
+  h = function(message)
+    if not alreadyReported(message) then
+      -- 1 here, 2 what raised the error: a coroutine.wrap function shows its dead coroutine's stack
+      local thread = coroutines.deadWrapThreadAt(1)
+      local assertion = raisedByAssert(h) or diedInAssert(thread)
+      if wanted(false, assertion) then
+        local co, coError = threadOf(thread, message)
+        onException(message, false, h, co, assertion, coError)
+      end
     end
+    if handler then return handler(message) end
+    return message
   end
-  return message
+  return h
 end
+local caughtHandler = newCaughtHandler(nil)
 
 local function wrappedPcall(f, ...)
   if not watchesCaught() then return raw.pcall(f, ...) end
@@ -197,17 +205,7 @@ end
 
 local function wrappedXpcall(f, handler, ...)
   if not watchesCaught() then return raw.xpcall(f, handler, ...) end
-  local function h(message)
-    if not alreadyReported(message) then
-      local thread = coroutines.deadWrapThreadAt(1)
-      local assertion = raisedByAssert(h) or diedInAssert(thread)
-      if wanted(false, assertion) then
-        local co, coError = threadOf(thread, message)
-        onException(message, false, h, co, assertion, coError)
-      end
-    end
-    return handler(message)
-  end
+  local h = newCaughtHandler(handler)
   if compat.is51 and not compat.isJIT then
     local args = pack(...)
     return raw.xpcall(function() return f(unpack(args, 1, args.n)) end, h)

@@ -16,6 +16,8 @@
 -- `require` made reachable binds before that function's first call goes on.
 local breakpoints = require("luapanda.breakpoints")
 local paths = require("luapanda.paths")
+local events = require("luapanda.events")
+local bprules = require("luapanda.bprules")
 
 local M = {}
 
@@ -29,8 +31,13 @@ local bound = {}           -- notices for the IDE: results of pending names that
 local NAMESPACES_LIMIT = 500 -- tables looked into per resolution for a name's first part
 local INDEX_DEPTH = 8        -- __index tables followed per field
 
---- function(results): sends `functionBreakpointsBound`; set when the IDE asked for notices.
-M.notifier = nil
+-- notifier(results): sends `functionBreakpointsBound` (M.init, by commands.lua; forgotten when the
+-- breakpoints are cleared).
+local notifier = nil
+
+function M.init(callbacks)
+  notifier = callbacks.notifier or notifier
+end
 
 local function isIdentifier(s)
   return string.match(s, "^[%a_][%w_]*$") ~= nil
@@ -167,6 +174,7 @@ end
 --- Tries the pending names again (called by breakpoints.lua while computing a verdict). Returns
 --- whether one bound: the verdicts computed so far are stale then.
 local function retryPending()
+  if pendingCount == 0 then return false end
   local any = false
   for _, bp in ipairs(list) do -- (in the order set: the notices go out in that order)
     if pending[bp] and resolve(bp) then
@@ -176,25 +184,23 @@ local function retryPending()
       any = true
     end
   end
-  if pendingCount == 0 then breakpoints.retryPending = nil end
   return any
 end
 
 --- Sends the results of names that bound since the last call (after a verdict, never during).
 local function flush()
-  if #bound == 0 or not M.notifier then
+  if #bound == 0 or not notifier then
     bound = {}
     return
   end
   local results = bound
   bound = {}
-  M.notifier({ results = results })
+  notifier({ results = results })
 end
 
 function M.clear()
   list, pending, pendingCount, bound = {}, {}, 0, {}
   for fn in pairs(breakpoints.entries) do breakpoints.entries[fn] = nil end
-  breakpoints.retryPending = nil
   breakpoints.setFunctionCount(0)
 end
 
@@ -212,7 +218,7 @@ function M.set(specs)
       result = { name = tostring(name), verified = false,
         message = "'" .. tostring(name) .. "' is not a Lua function name (like Entity:update, util.helper or tick)" }
     else
-      local bp, err = breakpoints.makeRule(spec, "function breakpoint " .. name)
+      local bp, err = bprules.make(spec)
       if not bp then
         result = { name = name, verified = false, message = err }
       else
@@ -227,19 +233,18 @@ function M.set(specs)
     end
     results[#results + 1] = result
   end
-  breakpoints.retryPending = pendingCount > 0 and retryPending or nil
-  breakpoints.flushFunctions = flush
   breakpoints.setFunctionCount(#list)
   return results
 end
 
 function M.count() return #list end
 
+breakpoints.init({ retryPending = retryPending, flushFunctions = flush })
 -- A disconnect clears every breakpoint (breakpoints.clear): these too, and the IDE is gone.
-breakpoints.onClear = function()
+events.on("cleared", function()
   M.clear()
-  M.notifier = nil
-end
+  notifier = nil
+end)
 
 --- One line per function breakpoint: "name: file:line" or "name: (pending)".
 function M.describe()

@@ -1,6 +1,6 @@
 -- hits.lua: whether a breakpoint the program reached fires: its condition (a failing one counts as
 -- false, and the IDE is told once), its hit count, and a logpoint's message (logged, never a stop).
-local breakpoints = require("luapanda.breakpoints")
+local bprules = require("luapanda.bprules")
 local conditions = require("luapanda.conditions")
 local safe = require("luapanda.safe")
 local link = require("luapanda.link")
@@ -39,7 +39,7 @@ function M.fires(bp, base, fn, line)
     end
     if not value then return false end
   end
-  if not breakpoints.countHit(bp) then return false end
+  if not bprules.countHit(bp) then return false end
   if bp.kind == 1 then
     link.log("[LogPoint Output]: " .. interpolate(bp, base + 1, line), 2, 2)
     return false

@@ -29,8 +29,12 @@ M.SEARCH_LIMIT = 3000000
 M.RUN_BUDGET = 50000000
 --- Entries per report list; the rest is counted.
 M.LIST_LIMIT = 200
---- Seconds clock used for timeMs (the session sets luasocket's wall clock when it has one).
-M.clock = os.clock
+-- Seconds clock used for timeMs (M.init: the session gives luasocket's wall clock when it has one).
+local clock = os.clock
+
+function M.init(callbacks)
+  clock = callbacks.clock or clock
+end
 
 -- Whether `debug.getlocal(f, 1)` names a function's first parameter (5.2+ and LuaJIT).
 local namesParameters = pcall(getlocal, print, 1) and (not compat.is51 or compat.isJIT)
@@ -427,7 +431,7 @@ local function finish(report, started)
       list.more = nil
     end
   end
-  report.timeMs = math.floor((M.clock() - started) * 1e6 + 0.5) / 1000
+  report.timeMs = math.floor((clock() - started) * 1e6 + 0.5) / 1000
   return report
 end
 
@@ -549,7 +553,7 @@ end
 
 --- Reloads `source` as the file the IDE calls `path`. Returns the report (never raises).
 function M.reload(path, source)
-  local started = M.clock()
+  local started = clock()
   local report = { status = "success", replaced = {}, added = {}, notFound = {}, notReplaced = {}, active = {},
     references = 0, searched = 0 }
   if type(path) ~= "string" or path == "" then return failure(report, started, "find", "no file path was given") end

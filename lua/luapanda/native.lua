@@ -9,7 +9,7 @@ local compat = require("luapanda.compat")
 local hook = require("luapanda.hook")
 local hooknative = require("luapanda.hooknative")
 local quietload = require("luapanda.quietload")
-local breakpoints = require("luapanda.breakpoints")
+local events = require("luapanda.events")
 local patches = require("luapanda.patches")
 
 local M = {}
@@ -21,6 +21,11 @@ M.moduleName = "luapanda_native" .. (compat.isJIT and "51" or (tostring(major) .
 local mod = nil                -- the installed module
 local reason = "not loaded yet (start() loads it)"
 local watchProblem = nil       -- why the watcher is not running while connected, if it is not
+
+-- The C hook remembers functions known to hold no breakpoint: forgotten when the verdicts are.
+events.on("verdicts", function()
+  if mod then mod.forget() end
+end)
 
 local function firstLine(text)
   return (string.match(string.gsub(tostring(text), "^%s+", ""), "^[^\n]*"))
@@ -53,8 +58,6 @@ function M.load(settings)
   end
   mod = loaded
   reason = nil
-  -- The C hook remembers functions known to hold no breakpoint: forgotten when the verdicts are.
-  breakpoints.onReset = loaded.forget
   if type(loaded.cfunction) == "function" then patches.setCFunctionMaker(loaded.cfunction) end
   return true
 end
@@ -116,8 +119,5 @@ function M.callbackErrors()
   local ok, st = pcall(mod.status)
   return ok and type(st) == "table" and tonumber(st.callbackErrors) or 0
 end
-
---- Whether the module is in use, for tests and diagnostics.
-function M.inUse() return mod ~= nil and reason == nil end
 
 return M

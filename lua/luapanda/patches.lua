@@ -61,12 +61,6 @@ function M.revertAll()
   end
 end
 
---- Whether t[k] holds our replacement now.
-function M.isActive(t, k)
-  local _, p = find(t, k)
-  return p ~= nil and rawequal(rawget(t, k), p.replacement)
-end
-
 --- One line per active replacement, for getInfo().
 function M.describe()
   local out = {}

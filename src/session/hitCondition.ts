@@ -2,7 +2,7 @@
  * Hit conditions (`> 5`, `>= 5`, `== 5`, `< 5`, `<= 5`, `% 2`, a bare `5`), parsed when a
  * breakpoint is set so that a bad one is reported at once. The result is the canonical spelling
  * the runtime understands (Docs/Protocol_Extensions.md); `= N` is accepted as `== N` and
- * `% N == 0` as `% N`. The runtime reads the same grammar (lua/luapanda/breakpoints.lua): the
+ * `% N == 0` as `% N`. The runtime reads the same grammar (lua/luapanda/bprules.lua): the
  * cases of test/fixtures/contract/hitConditions.json run against both.
  */
 

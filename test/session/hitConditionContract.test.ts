@@ -1,7 +1,7 @@
 /**
  * One hit-condition grammar on both sides: every case of test/fixtures/contract/hitConditions.json
  * runs against the IDE's parser (src/session/hitCondition.ts) and, through each real interpreter,
- * against the runtime's (lua/luapanda/breakpoints.lua) — the same verdict, the same canonical
+ * against the runtime's (lua/luapanda/bprules.lua) — the same verdict, the same canonical
  * spelling, and the runtime stops on the hits the case names.
  */
 import * as assert from 'node:assert/strict';
@@ -44,7 +44,7 @@ describe('hit-condition contract: the IDE side (src/session/hitCondition.ts)', (
 });
 
 for (const lua of luaInterpreters()) {
-  describe(`hit-condition contract: the runtime (lua/luapanda/breakpoints.lua, ${lua.command})`, () => {
+  describe(`hit-condition contract: the runtime (lua/luapanda/bprules.lua, ${lua.command})`, () => {
     it('reads every case as the IDE does and stops on the hits it names', async () => {
       const proc = spawnLua({ ...lua, native: false }, path.join(DIR, 'hit_conditions.lua'), {
         args: [DATA],
