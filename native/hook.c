@@ -7,6 +7,7 @@
  * Nothing here allocates on the way that finds nothing to do.
  */
 #include "luapanda_native.h"
+#include "callframe.h"
 
 volatile sig_atomic_t lpn_busy = 0;
 volatile sig_atomic_t lpn_pollRequested = 0;
@@ -22,73 +23,12 @@ lua_State *volatile lpn_running = NULL;
 #endif
 
 /*
- * The called function's address without lua_getinfo, whose parsing of its option string is most
- * of what a call event costs (5.2-5.4): the hook's activation record points at the call's
- * CallInfo, which starts with the stack slot of the function, which starts with the value — for
- * a function, the address lua_topointer gives. That layout is the interpreter's, not its API, so
- * it is trusted only after VERIFY_CALLS calls on which it agreed with lua_getinfo, and never again
- * after one on which it did not. (5.1's record holds an index instead, LuaJIT's a stack offset:
- * see below.)
+ * The called function's address without lua_getinfo (callframe.h, per interpreter), trusted only
+ * after VERIFY_CALLS calls on which it agreed with lua_getinfo, and never again after one on which
+ * it did not.
  */
 #define VERIFY_CALLS 256
 static int layoutAgreed = 0; /* calls on which it agreed; -1: it disagreed once */
-
-#if LUA_VERSION_NUM >= 502
-static const void *calledFunction(lua_Debug *ar) {
-  if (layoutAgreed < 0) return NULL;
-  return **(const void *const *const *)ar->i_ci;
-}
-#else
-/* Lua 5.1 (not LuaJIT, whose state looks nothing like it): the record holds the call's index in
-   the thread's CallInfo array, so the thread's own fields are read too, as lstate.h lays them out;
-   the array must hold the running call at that index before anything is read through it. */
-struct LpnCallInfo51 {
-  const void *const *base, *const *func, *const *top;
-  const void *savedpc;
-  int nresults, tailcalls;
-};
-struct LpnState51 {
-  void *next;
-  unsigned char tt, marked, status;
-  void *top, *base, *l_G;
-  struct LpnCallInfo51 *ci;
-  const void *savedpc;
-  void *stack_last, *stack;
-  struct LpnCallInfo51 *end_ci, *base_ci;
-};
-static const void *calledFunction51(lua_State *L, lua_Debug *ar) {
-  const struct LpnState51 *state = (const struct LpnState51 *)L;
-  if (lpn.isJIT || layoutAgreed < 0 || ar->i_ci <= 0) return NULL;
-  if (state->base_ci + ar->i_ci != state->ci || state->ci >= state->end_ci) return NULL;
-  return *state->ci->func;
-}
-
-/*
- * LuaJIT with 64-bit references (GC64, the x64 default since 2.1.0-beta3): the hook's record holds
- * the called frame's offset in the thread's stack, the frame's base is one slot above it and the
- * function's slot one below it, its value's low 47 bits the function's address (lj_obj.h). The
- * state is read as lj_obj.h lays it out; the stack and base it holds must match the record's
- * offset before the stack is read at all.
- */
-struct LpnStateJIT {
-  uint64_t nextgc;
-  uint8_t marked, gct, dummyFfid, status;
-  uint64_t glref, gclist;
-  const uint64_t *base, *top;
-  uint64_t maxstack;
-  const uint64_t *stack;
-};
-#define LPN_JIT_GCVMASK ((((uint64_t)1) << 47) - 1)
-static const void *calledFunctionJIT(lua_State *L, lua_Debug *ar) {
-  const struct LpnStateJIT *state = (const struct LpnStateJIT *)L;
-  unsigned offset = (unsigned)ar->i_ci & 0xffffu;
-  if (layoutAgreed < 0 || sizeof(void *) != 8 || offset < 2 || ((unsigned)ar->i_ci >> 16) != 0)
-    return NULL;
-  if (state->stack == NULL || state->base != state->stack + offset + 1) return NULL;
-  return (const void *)(uintptr_t)(state->stack[offset - 1] & LPN_JIT_GCVMASK);
-}
-#define calledFunction(ar) (lpn.isJIT ? calledFunctionJIT(L, ar) : calledFunction51(L, ar))
-#endif
 
 /* For status(): "direct" (trusted), "checking", "getinfo" (it disagreed). */
 const char *lpn_callReads(void) {
@@ -538,7 +478,7 @@ void lpn_hook(lua_State *L, lua_Debug *ar) {
     /* The hot case (breakpoints elsewhere): a call of a function known to hold none, which
        changes nothing. No flag is needed: nothing here races with the signal handler. First the
        address cache (nobpcache.c), then the runtime's verdict table, whose "none" it learns. */
-    const void *direct = calledFunction(ar);
+    const void *direct = layoutAgreed < 0 ? NULL : lpn_calledFunction(L, ar);
     if (direct && layoutAgreed >= VERIFY_CALLS && lpn_nobpHas(direct)) return;
     if (lua_getinfo(L, "f", ar)) {
       const void *fn = lua_topointer(L, -1);

@@ -23,15 +23,10 @@
 #include "lua.h"
 #include "lauxlib.h"
 
-/* What the Lua side checks before using the module (bump on any change of the Lua interface). */
-#define LPN_API_VERSION 6
-
-/* The hook modes of src/protocol/contract.ts (HOOK_MODES), as lua/luapanda/hook.lua uses them (a
- * test checks they agree). NONE: no event but the count (if any). */
-#define LPN_MODE_NONE (-1)
-#define LPN_MODE_ELSEWHERE 0 /* breakpoints exist, none in the stack: call events */
-#define LPN_MODE_BELOW 1     /* a function below holds breakpoints: call and return events */
-#define LPN_MODE_INSIDE 2    /* the running function holds breakpoints: line events too */
+/* LPN_API_VERSION (what the Lua side checks before using the module), the hook modes
+ * LPN_MODE_* (as lua/luapanda/hook.lua uses them) and LPN_FILTER_DEPTH: generated from
+ * src/protocol/contract.ts (NATIVE, HOOK_MODES). */
+#include "luapanda_contract.h"
 
 #if LUA_VERSION_NUM >= 502
 #define LPN_EVENT_IS_TAILCALL(e) ((e) == LUA_HOOKTAILCALL)
@@ -44,10 +39,10 @@
 #define LPN_LINES_MAX 32
 
 /* The line filter (hook.c): line numbers below LPN_FILTER_LINES are bits; line events between two
-   looks at the stack for functions with breakpoints, and the deepest level looked at. */
+   looks at the stack for functions with breakpoints (the deepest level looked at: LPN_FILTER_DEPTH,
+   luapanda_contract.h). */
 #define LPN_FILTER_LINES 65536
 #define LPN_FILTER_TICK 10000
-#define LPN_FILTER_DEPTH 400
 
 /* The activation record of a hook event as a number: a CallInfo pointer (5.2+) or an index. */
 #define LPN_CI_KEY(ar) ((intptr_t)(ar)->i_ci)

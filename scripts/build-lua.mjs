@@ -58,7 +58,8 @@ const LAZY_MODULES = new Set([
 
 if (!existsSync(entryFile)) fail(`missing entry file lua/LuaPanda.lua`);
 if (!existsSync(metaFile)) fail(`missing LuaLS definitions lua/LuaPanda.meta.lua`);
-if (writeContractLua()) console.log('build-lua: regenerated lua/luapanda/contract.lua');
+if (writeContractLua())
+  console.log('build-lua: regenerated the contract files (contract.lua, luapanda_contract.h)');
 
 /** Every module file under lua/luapanda, as module name -> source. */
 const modules = new Map();

@@ -1,9 +1,11 @@
 #!/usr/bin/env node
 /**
- * Generates lua/luapanda/contract.lua, the Lua side's copy of the wire contract, from
- * src/protocol/contract.ts (the one place it is written; the runtime version comes from
- * package.json through it). The file is committed, so that lua/ runs as it is; build-lua.mjs
- * rewrites it when it differs, and `--check` exits 1 when it is stale (a test runs that).
+ * Generates lua/luapanda/contract.lua, the Lua side's copy of the wire contract, and
+ * native/luapanda_contract.h, the native accelerator's (its interface version, the hook modes,
+ * the mode depth), from src/protocol/contract.ts (the one place it is written; the runtime version
+ * comes from package.json through it). The files are committed, so that lua/ runs and native/
+ * builds as they are; build-lua.mjs rewrites them when they differ, and `--check` exits 1 when
+ * one is stale (a test runs that).
  *
  * Usage: node scripts/contract-lua.mjs [--check]
  */
@@ -15,6 +17,7 @@ import ts from 'typescript';
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const contractFile = path.join(root, 'src', 'protocol', 'contract.ts');
 export const contractLuaFile = path.join(root, 'lua', 'luapanda', 'contract.lua');
+export const contractHeaderFile = path.join(root, 'native', 'luapanda_contract.h');
 
 /** The values the Lua side gets, in the order the file lists them. */
 const EXPORTED = [
@@ -26,6 +29,7 @@ const EXPORTED = [
   'STOPS',
   'STOP_COMMANDS',
   'HOOK_MODES',
+  'NATIVE',
 ];
 
 /**
@@ -96,36 +100,75 @@ export function contractLua() {
   return lines.join('\n');
 }
 
-/** Writes the file when it differs; true when it did. */
-export function writeContractLua() {
-  const text = contractLua();
-  let current = '';
+/** The text of native/luapanda_contract.h. */
+export function contractHeader() {
+  const { HOOK_MODES, NATIVE } = loadContract();
+  const mode = (n) => (n < 0 ? `(${n})` : String(n));
+  return [
+    '/*',
+    ' * luapanda_contract.h: GENERATED from src/protocol/contract.ts by scripts/contract-lua.mjs (run',
+    ' * by scripts/build-lua.mjs); edit that file, not this one. What the native accelerator shares',
+    ' * with the Lua runtime: the interface version, the hook modes, the mode depth.',
+    ' */',
+    '#ifndef LUAPANDA_CONTRACT_H',
+    '#define LUAPANDA_CONTRACT_H',
+    '',
+    '/* What the Lua side checks before using the module (NATIVE.apiVersion). */',
+    `#define LPN_API_VERSION ${NATIVE.apiVersion}`,
+    '',
+    '/* The hook modes (HOOK_MODES). NONE: no event but the count (if any). */',
+    ...Object.entries(HOOK_MODES).map(
+      ([name, n]) => `#define LPN_MODE_${name.toUpperCase()} ${mode(n)}`,
+    ),
+    '',
+    "/* The deepest stack level the line filter reads a thread's mode from (NATIVE.modeDepth). */",
+    `#define LPN_FILTER_DEPTH ${NATIVE.modeDepth}`,
+    '',
+    '#endif',
+    '',
+  ].join('\n');
+}
+
+/** The generated files with their texts today. */
+function generated() {
+  return [
+    [contractLuaFile, contractLua()],
+    [contractHeaderFile, contractHeader()],
+  ];
+}
+
+function readOrEmpty(file) {
   try {
-    current = readFileSync(contractLuaFile, 'utf8');
+    return readFileSync(file, 'utf8');
   } catch {
-    // Not there yet: written below.
+    return ''; // Not there yet: missing counts as stale.
   }
-  if (current === text) return false;
-  writeFileSync(contractLuaFile, text);
-  return true;
+}
+
+/** Writes each generated file that differs; true when one did. */
+export function writeContractLua() {
+  let wrote = false;
+  for (const [file, text] of generated()) {
+    if (readOrEmpty(file) === text) continue;
+    writeFileSync(file, text);
+    wrote = true;
+  }
+  return wrote;
 }
 
 if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
   if (process.argv.includes('--check')) {
-    let current = '';
-    try {
-      current = readFileSync(contractLuaFile, 'utf8');
-    } catch {
-      // Missing counts as stale.
-    }
-    if (current !== contractLua()) {
+    const stale = generated().filter(([file, text]) => readOrEmpty(file) !== text);
+    for (const [file] of stale) {
       console.error(
-        'contract-lua: lua/luapanda/contract.lua is stale; run `node scripts/build-lua.mjs`',
+        `contract-lua: ${path.relative(root, file)} is stale; run \`node scripts/build-lua.mjs\``,
       );
-      process.exit(1);
     }
-    console.log('contract-lua: lua/luapanda/contract.lua is up to date');
+    if (stale.length > 0) process.exit(1);
+    console.log(
+      'contract-lua: lua/luapanda/contract.lua and native/luapanda_contract.h are up to date',
+    );
   } else if (writeContractLua()) {
-    console.log('contract-lua: wrote lua/luapanda/contract.lua');
+    console.log('contract-lua: wrote the generated contract files');
   }
 }

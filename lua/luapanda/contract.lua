@@ -40,4 +40,8 @@ M.HOOK_MODES = {
   below = 1,
   inside = 2,
 }
+M.NATIVE = {
+  apiVersion = 6,
+  modeDepth = 400,
+}
 return M

@@ -28,8 +28,9 @@ local lineHooks = setmetatable({}, { __mode = "k" }) -- the threads' line-filter
 local linesPerTick = math.huge
 -- Line events a sample of the calls lasts (a tick of its own, see linesTick).
 local linesPerSample = math.huge
--- The deepest stack on which a thread in lines may go over to calls (see linesTick).
-local MODE_DEPTH = 400
+-- The deepest stack on which a thread in lines may go over to calls (see linesTick; the C hook's
+-- line filter reads no deeper either).
+local MODE_DEPTH = contract.NATIVE.modeDepth
 local switches = { toCalls = 0, toLines = 0 } -- how often threads changed their choice
 
 -- hook.lua's side (M.init):

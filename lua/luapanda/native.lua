@@ -6,6 +6,7 @@
 -- Lua, only slower. `LuaPanda.settings.useNative = false` (before start(), or before the next
 -- connection) keeps it off.
 local compat = require("luapanda.compat")
+local contract = require("luapanda.contract")
 local hook = require("luapanda.hook")
 local hooknative = require("luapanda.hooknative")
 local quietload = require("luapanda.quietload")
@@ -14,7 +15,7 @@ local patches = require("luapanda.patches")
 
 local M = {}
 
-local API_VERSION = 6 -- the interface of native/module.c this runtime speaks
+local API_VERSION = contract.NATIVE.apiVersion -- the interface of native/module.c this runtime speaks
 local major, minor = string.match(_VERSION, "(%d+)%.(%d+)")
 M.moduleName = "luapanda_native" .. (compat.isJIT and "51" or (tostring(major) .. tostring(minor)))
 

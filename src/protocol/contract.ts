@@ -2,9 +2,9 @@
  * The wire contract both sides share, written once: the protocol and runtime versions, the
  * features a runtime announces, the stop commands and the hook modes. The Lua runtime reads the
  * same values from `lua/luapanda/contract.lua`, which scripts/build-lua.mjs generates from this
- * file (a test fails when it is stale), and native/luapanda_native.h spells the hook modes as
- * `LPN_MODE_*` (a test checks they agree). The Lua build evaluates this file on its own: it may
- * import only src/common/version.ts (and JSON), which import nothing else.
+ * file, and the native accelerator from `native/luapanda_contract.h`, generated likewise (a test
+ * fails when either is stale). The Lua build evaluates this file on its own: it may import only
+ * src/common/version.ts (and JSON), which import nothing else.
  */
 import { PACKAGE_VERSION } from '../common/version';
 
@@ -118,4 +118,15 @@ export const HOOK_MODES = {
   below: 1,
   /** The running function holds breakpoints: line events too. */
   inside: 2,
+} as const;
+
+/**
+ * What the native accelerator (native/) and the Lua runtime must agree on. `apiVersion`: the
+ * interface of the native module (native/module.c) the runtime speaks (lua/luapanda/native.lua
+ * refuses another); bump it on any change of that interface. `modeDepth`: the deepest stack level
+ * the line filters (lua/luapanda/hookfilter.lua, native/hook.c) read a thread's mode from.
+ */
+export const NATIVE = {
+  apiVersion: 6,
+  modeDepth: 400,
 } as const;

@@ -1,7 +1,8 @@
 /**
  * The wire contract is written once (src/protocol/contract.ts) and every copy agrees with it:
  * lua/luapanda/contract.lua is what the generator makes of it today and loads to the same values
- * under every interpreter, the native accelerator's `LPN_MODE_*` are the contract's hook modes,
+ * under every interpreter, native/luapanda_contract.h likewise gives the native accelerator the
+ * contract's interface version, hook modes and mode depth (written nowhere else),
  * and (test/runtime/core.test.ts) the runtime's handshake reply announces the contract's versions
  * and features.
  */
@@ -12,6 +13,7 @@ import * as path from 'node:path';
 import {
   FEATURES,
   HOOK_MODES,
+  NATIVE,
   PROTOCOL_VERSION,
   RUNTIME_FEATURES,
   RUNTIME_NAME,
@@ -40,13 +42,25 @@ describe('protocol/contract', () => {
     assert.equal(RUNTIME_VERSION, packageJson.version);
   });
 
-  it("the native accelerator's hook modes are the contract's", () => {
-    const header = fs.readFileSync(path.join(REPO_ROOT, 'native', 'luapanda_native.h'), 'utf8');
+  it("the native accelerator's interface version, hook modes and mode depth are the contract's", () => {
+    const native = (file: string) => fs.readFileSync(path.join(REPO_ROOT, 'native', file), 'utf8');
+    const header = native('luapanda_contract.h');
     const modes: Record<string, number> = {};
     for (const m of header.matchAll(/^#define LPN_MODE_([A-Z]+)\s+\(?(-?\d+)\)?/gm)) {
       modes[m[1].toLowerCase()] = Number(m[2]);
     }
     assert.deepEqual(modes, HOOK_MODES);
+    assert.match(header, new RegExp(`^#define LPN_API_VERSION ${NATIVE.apiVersion}$`, 'm'));
+    assert.match(header, new RegExp(`^#define LPN_FILTER_DEPTH ${NATIVE.modeDepth}$`, 'm'));
+    // Written nowhere else: every other C file and the Lua side take them from the contract.
+    for (const file of fs.readdirSync(path.join(REPO_ROOT, 'native'))) {
+      if (file === 'luapanda_contract.h') continue;
+      assert.doesNotMatch(native(file), /#define LPN_(API_VERSION|MODE_|FILTER_DEPTH)/, file);
+    }
+    const lua = (file: string) =>
+      fs.readFileSync(path.join(REPO_ROOT, 'lua', 'luapanda', file), 'utf8');
+    assert.match(lua('native.lua'), /API_VERSION = contract\.NATIVE\.apiVersion/);
+    assert.match(lua('hookfilter.lua'), /MODE_DEPTH = contract\.NATIVE\.modeDepth/);
   });
 
   it('lists every stop command once and knows only its own feature names', () => {
@@ -75,6 +89,7 @@ describe('protocol/contract', () => {
         STOPS,
         STOP_COMMANDS,
         HOOK_MODES,
+        NATIVE,
       });
     });
   }
