@@ -10,10 +10,13 @@ import { SessionError } from './errors';
 
 export const COMPILED_PAUSE_MESSAGE =
   'The pause is pending: the program is running LuaJIT-compiled code (or a long call into C), ' +
-  'which runs no debug hook, so it stops when it leaves compiled code (a call the compiler does not inline, a garbage ' +
-  'collection step, the end of the loop). A compiled loop that never leaves its trace cannot be ' +
-  'paused this way: set LuaPanda.settings.jitOffWhileAttached = true in the program (before ' +
-  'start()) to keep the compiler off while the debugger is attached, so that pause stops anywhere.';
+  'which runs no debug hook, so it stops when it leaves compiled code (a call the compiler does ' +
+  'not inline, a garbage collection step, the end of the loop). With the native accelerator ' +
+  "(luapanda_native51 on the game's package.cpath) LuaJIT's profiler lets the runtime reach " +
+  'compiled code and pause stops at once (unless LuaPanda.settings.jitProfiler = false, or the ' +
+  'program runs jit.profile itself). Without it, call LuaPanda.tick() once per frame, or set ' +
+  'LuaPanda.settings.jitOffWhileAttached = true in the program (before start()) to keep the ' +
+  'compiler off while the debugger is attached, so that pause stops anywhere.';
 
 /**
  * Waits for the runtime's answer to a pause for at most `boundMs`; then rejects with a

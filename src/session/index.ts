@@ -18,6 +18,7 @@ export * from './launchProbe';
 export * from './nativeBuilds';
 export * from './connectors';
 export * from './listenHost';
+export * from './attachHint';
 export * from './workspaceFiles';
 export * from './inspection';
 export * from './hotReload';

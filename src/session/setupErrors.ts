@@ -156,8 +156,11 @@ export function noGameConnected(wait: AttachWait): SessionError {
       "- the game's Lua has no luasocket: the runtime then prints a line saying so on the " +
       "game's console (install luasocket, or set LuaPanda.customGetSocketInstance);\n" +
       remote +
-      'A game started before the debugger is fine: it tries again about once a second. Set ' +
-      '"connectionTimeout" (seconds) in the launch configuration to wait longer.',
+      '- the game runs but gives the runtime no chance to try: without the native accelerator ' +
+      "(luapanda_native<version> on the game's package.cpath, which tries every 0.25 s), a " +
+      'running game tries again only at LuaPanda.tick() and at garbage-collection cycles; call ' +
+      'require("LuaPanda").tick() once per frame.\n' +
+      'Set "connectionTimeout" (seconds) in the launch configuration to wait longer.',
   );
 }
 

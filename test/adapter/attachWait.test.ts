@@ -52,6 +52,24 @@ describe('adapter attach wait', function () {
     assert.equal(t.outputs.filter((o) => o.category === 'important').length, 0);
   });
 
+  it('after a moment without a game, says what a running game may miss and the fix', async () => {
+    const port = await freePort();
+    await t.start('attach', { connectionPort: port, connectionTimeout: FOREVER_S }, PROGRESS);
+    const [start] = await t.eventsNamed('progressStart');
+    const [update] = await t.eventsNamed('progressUpdate');
+    const body = (update as DebugProtocol.ProgressUpdateEvent).body;
+    assert.equal(body.progressId, progressBody(start).progressId);
+    const hint = body.message ?? '';
+    assert.match(hint, /No game yet after 2 s/);
+    assert.match(hint, new RegExp(`start\\(host, ${port}\\)`));
+    assert.match(hint, /native accelerator/);
+    assert.match(hint, /LuaPanda"\)\.tick\(\) once per frame/);
+    // The Debug Console says it too (a client without progress notifications sees it there).
+    assert.ok(t.output.includes(hint), t.output);
+    await t.dc.customRequest('cancel', { progressId: body.progressId });
+    await t.ended();
+  });
+
   it('Stop (disconnect) ends the wait at once', async () => {
     const port = await freePort();
     await t.start('attach', { connectionPort: port, connectionTimeout: FOREVER_S }, PROGRESS);
@@ -81,7 +99,8 @@ describe('adapter attach wait', function () {
     assert.match(message, /no luasocket/);
     assert.match(message, /Set "connectionHost": "0\.0\.0\.0" \(every interface\)/);
     assert.match(message, /firewall/);
-    assert.match(message, /started before the debugger is fine/);
+    assert.match(message, /gives the runtime no chance to try/);
+    assert.match(message, /tick\(\) once per frame/);
     const [ended] = await t.eventsNamed('luapandaEnded');
     assert.deepEqual((ended.body as { error: unknown }).error, { code: 'no-connection', id: 3025 });
     await t.eventsNamed('progressEnd');
