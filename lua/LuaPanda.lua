@@ -43,7 +43,8 @@ for _, m in ipairs({ compat, json, paths, breakpoints, hook, stack, variables, e
   require("luapanda.link"), require("luapanda.attach"), require("luapanda.dispatch"),
   require("luapanda.commands"), require("luapanda.initinfo"), require("luapanda.stepping"),
   require("luapanda.stops"), require("luapanda.hits"), require("luapanda.hookmode"), require("luapanda.hookchoice"),
-  require("luapanda.preview"), require("luapanda.classnames"), require("luapanda.jitwake"), linemap }) do
+  require("luapanda.preview"), require("luapanda.classnames"), require("luapanda.jitwake"),
+  require("luapanda.threadscan"), linemap }) do
   registerOwn(m)
 end
 breakpoints.addOwnSource(debug.getinfo(1, "S").source)

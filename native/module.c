@@ -12,6 +12,9 @@
  *   watch(fd) / unwatch()              the socket watcher (true, or nil and why)
  *   wake(ms) / unwake()                while no IDE is attached, a poll every ms milliseconds
  *                                      (true, or nil and why); watch() ends it
+ *   upvalue(f, i)                      debug.getupvalue that reads C functions' upvalues too (Lua
+ *                                      5.1's refuses): the search for coroutines made before
+ *                                      the attach reaches a coroutine.wrap function's thread
  *   jitkick(on)                        LuaJIT: each poll signal also makes compiled code leave
  *                                      its trace, through the profiler just started (true/false)
  *   status()                           a table for LuaPanda.getInfo()/doctor()
@@ -237,6 +240,16 @@ static void stopWaking(lua_State *L) {
   }
 }
 
+static int l_upvalue(lua_State *L) {
+  const char *name;
+  luaL_checktype(L, 1, LUA_TFUNCTION);
+  name = lua_getupvalue(L, 1, (int)luaL_checkinteger(L, 2));
+  if (name == NULL) return 0;
+  lua_pushstring(L, name);
+  lua_insert(L, -2);
+  return 2;
+}
+
 static int l_jitkick(lua_State *L) {
   requireInstalled(L);
   if (lua_toboolean(L, 1)) {
@@ -399,6 +412,7 @@ static const luaL_Reg functions[] = {{"install", l_install},
                                      {"wake", l_wake},
                                      {"unwake", l_unwake},
                                      {"jitkick", l_jitkick},
+                                     {"upvalue", l_upvalue},
                                      {"status", l_status},
                                      {"cfunction", l_cfunction},
                                      {"forget", l_forget},

@@ -188,6 +188,11 @@ local function onAttached()
   proghooks.install(hook.pool(), hook.isOurs, hook.onProgramHook)
   jitview.install()
   coroutines.install()
+  local _, truncated = coroutines.adoptExisting(state.settings)
+  if truncated then
+    link.log("LuaPanda: the search for coroutines created before the IDE attached stopped early (a"
+      .. " very large heap): one of them resumed from C may not stop at its breakpoints", 2)
+  end
   exceptions.apply()
   native.attach(link.current(), state.settings)
   hookmode.update()

@@ -17,6 +17,9 @@ M.settings = {
   jitOffWhileAttached = false, -- LuaJIT: true keeps the compiler off while attached, so that
                                -- pause stops even a compiled loop that never leaves its trace
   useNative = true,            -- use the native accelerator (luapanda_native<abi>) when found
+  adoptCoroutines = true,      -- at attach, find the coroutines made before it (threadscan.lua)
+                               -- so that they stop however they are resumed (a heap walk: about
+                               -- 0.6 s for 30 MB of small tables, Lua 5.4; LuaJIT needs none)
   jitProfiler = true,          -- LuaJIT with the accelerator: run LuaJIT's profiler (line mode,
                                -- no samples) so that compiled loops notice the IDE (jitwake.lua);
                                -- false for a program that runs jit.profile itself
