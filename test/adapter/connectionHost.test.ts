@@ -15,7 +15,7 @@ import {
   exposureNotice,
   isLoopbackHost,
   localAddressOf,
-} from '../../src/session/listenHost';
+} from '../../src/session/link/listenHost';
 
 const RUNTIME_DIR = path.join(REPO_ROOT, 'dist', 'lua');
 const PROGRESS = { client: { supportsProgressReporting: true } };

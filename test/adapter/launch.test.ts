@@ -3,7 +3,7 @@
 import type { DebugProtocol } from '@vscode/debugprotocol';
 import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
-import { nativeBuildFile } from '../../src/session/nativeBuilds';
+import { nativeBuildFile } from '../../src/session/link/nativeBuilds';
 import { NATIVE_DIR, luaInterpreters, nativeAbiOf } from '../harness/interpreters';
 import { type Scenario, scenario } from '../harness/scenario';
 import { DapTest, fixture, markerLine, rawRequest } from './dapHarness';

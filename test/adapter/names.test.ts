@@ -1,4 +1,4 @@
-// Frame names as the code writes them (src/session/functionNames.ts with the runtime's `defined`
+// Frame names as the code writes them (src/session/stop/functionNames.ts with the runtime's `defined`
 // and `module` frame fields), through the out-of-process adapter on every interpreter.
 import * as assert from 'node:assert/strict';
 import * as path from 'node:path';
