@@ -13,7 +13,8 @@ import * as path from 'node:path';
 import type { HotReloadReport } from '../../src/session/hotReload';
 import { luaInterpreters } from '../harness/interpreters';
 import { REPO_ROOT } from '../harness/luaProcess';
-import { DapTest, markerLine, rawRequest } from './dapHarness';
+import { markerLine, rawRequest } from './dapHarness';
+import { useDapTest } from './useDapTest';
 
 const FIXTURE = path.join(REPO_ROOT, 'test', 'fixtures', 'reload');
 const REQUEST = 'luapanda/hotReload';
@@ -53,11 +54,7 @@ function frameLines(output: string): Line[] {
 
 describe('adapter: luapanda/hotReload arguments', function () {
   this.timeout(30_000);
-  let t: DapTest;
-  beforeEach(async () => {
-    t = await new DapTest().open();
-  });
-  afterEach(() => t.close());
+  const t = useDapTest();
 
   it('refuses arguments without a path, saying what is expected', async () => {
     for (const args of [{}, { path: 5 }, { path: 'a.lua', source: 7 }]) {
@@ -80,15 +77,13 @@ describe('adapter: luapanda/hotReload arguments', function () {
 for (const lua of luaInterpreters()) {
   describe(`adapter hot reload on ${lua.command}`, function () {
     this.timeout(60_000);
-    let t: DapTest;
+    const t = useDapTest();
     let copy: Awaited<ReturnType<typeof gameCopy>>;
 
     beforeEach(async () => {
       copy = await gameCopy();
-      t = await new DapTest().open();
     });
     afterEach(async () => {
-      await t.close();
       await fs.rm(copy.folder, { recursive: true, force: true });
     });
 
