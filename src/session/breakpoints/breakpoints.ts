@@ -2,8 +2,8 @@
  * The breakpoint set of a session: per file, with ids that stay the same for the life of a
  * breakpoint (re-sending a file's list keeps the id of a breakpoint whose line is unchanged).
  * It checks each breakpoint when it is set (condition, hit condition, log message), binds it to
- * a line with code (breakpointLines.ts), builds the `setBreakPoint` list for the wire, and reads
- * what the runtime says back: per-breakpoint verdicts, whether the file is loaded, where a
+ * a line with code (lines/breakpointLines.ts), builds the `setBreakPoint` list for the wire, and
+ * reads what the runtime says back: per-breakpoint verdicts, whether the file is loaded, where a
  * breakpoint bound, a condition that failed. How that looks to the user is breakpointView.ts.
  */
 import type { WireBreakpoint } from '../../protocol';
