@@ -28,7 +28,7 @@ import * as path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { LuaConnection, LuaListener, initSuccessInfo } from '../src/protocol';
 import { quietPort } from '../test/harness/ports';
-import { nativeCpathEnv, nativeDirFor } from '../src/session/nativeBuilds';
+import { nativeCpathEnv, nativeDirFor } from '../src/session/link/nativeBuilds';
 import { printMarkdownTable } from './markdownTable';
 
 const ROOT = path.resolve(__dirname, '..', '..');

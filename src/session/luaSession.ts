@@ -18,22 +18,22 @@ import type {
   ReplyInfo,
   RequestCommand,
 } from '../protocol';
-import { Breakpoint, BreakpointSpec, BreakpointStore } from './breakpoints';
-import { BreakpointSync } from './breakpointSync';
-import type { Connector } from './connectors';
+import { Breakpoint, BreakpointSpec, BreakpointStore } from './breakpoints/breakpoints';
+import { BreakpointSync } from './breakpoints/breakpointSync';
+import type { Connector } from './link/connectors';
 import { SessionError, sessionErrors, toSessionError } from './errors';
-import { pauseCompiledCode } from './compiledPause';
+import { pauseCompiledCode } from './stop/compiledPause';
 import {
   ExceptionFilterResult,
   ExceptionFilterSpec,
   exceptionFilterWire,
-} from './exceptionFilters';
-import { ExitStatus, describeExit, exitNumber } from './exitStatus';
+} from './breakpoints/exceptionFilters';
+import { ExitStatus, describeExit, exitNumber } from './link/exitStatus';
 import type { HotReloadReport } from './hotReload';
 import { hotReloadFile } from './hotReloadRequest';
-import { Ask, EvaluateContext, assignIn, evaluateIn } from './inspection';
+import { Ask, EvaluateContext, assignIn, evaluateIn } from './stop/inspection';
 import { SourceMapper } from './paths';
-import { SessionLink } from './sessionLink';
+import { SessionLink } from './link/sessionLink';
 import { SessionState, StateMachine } from './state';
 import {
   MAIN_THREAD_ID,
@@ -41,14 +41,14 @@ import {
   ThreadRegistry,
   buildStop,
   sameNameFakeHit,
-} from './stopSnapshot';
-import { FunctionNames } from './functionNames';
+} from './stop/stopSnapshot';
+import { FunctionNames } from './stop/functionNames';
 import {
   FunctionBreakpoint,
   FunctionBreakpointSpec,
   FunctionBreakpointStore,
-} from './functionBreakpoints';
-import { FunctionBreakpointSync } from './functionBreakpointSync';
+} from './breakpoints/functionBreakpoints';
+import { FunctionBreakpointSync } from './breakpoints/functionBreakpointSync';
 import type {
   EvaluateResult,
   Frame,
@@ -60,10 +60,10 @@ import type {
   StopInfo,
   Thread,
 } from './types';
-import { StopState } from './stopState';
-import type { Page } from './variables';
+import { StopState } from './stop/stopState';
+import type { Page } from './stop/variables';
 
-export { greetGame } from './sessionLink';
+export { greetGame } from './link/sessionLink';
 
 type ResumeCommand = 'continue' | 'stopOnStep' | 'stopOnStepIn' | 'stopOnStepOut';
 

@@ -8,7 +8,8 @@ import * as net from 'node:net';
 import * as path from 'node:path';
 import { luaInterpreters } from '../harness/interpreters';
 import { REPO_ROOT } from '../harness/luaProcess';
-import { DapTest, TIMEOUT_MS, fixture, freePort } from './dapHarness';
+import { TIMEOUT_MS, fixture, freePort } from './dapHarness';
+import { useDapTest } from './useDapTest';
 
 const RUNTIME_DIR = path.join(REPO_ROOT, 'dist', 'lua');
 const PROGRESS = { client: { supportsProgressReporting: true } };
@@ -21,13 +22,7 @@ function progressBody(event: DebugProtocol.Event): DebugProtocol.ProgressStartEv
 
 describe('adapter attach wait', function () {
   this.timeout(30_000);
-  let t: DapTest;
-  beforeEach(async () => {
-    t = await new DapTest().open();
-  });
-  afterEach(async () => {
-    await t.close();
-  });
+  const t = useDapTest();
 
   it('answers at once and shows a cancellable progress; cancel ends the wait', async () => {
     const port = await freePort();

@@ -3,10 +3,11 @@
 import type { DebugProtocol } from '@vscode/debugprotocol';
 import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
-import { nativeBuildFile } from '../../src/session/nativeBuilds';
+import { nativeBuildFile } from '../../src/session/link/nativeBuilds';
 import { NATIVE_DIR, luaInterpreters, nativeAbiOf } from '../harness/interpreters';
 import { type Scenario, scenario } from '../harness/scenario';
 import { DapTest, fixture, markerLine, rawRequest } from './dapHarness';
+import { useDapTest } from './useDapTest';
 import { EventRecord } from './eventRecord';
 import { checkGolden, transcript } from './golden';
 
@@ -18,14 +19,7 @@ const variables = scenario('variables');
 for (const lua of luaInterpreters()) {
   describe(`adapter launch on ${lua.command}`, function () {
     this.timeout(30_000);
-    let t: DapTest;
-
-    beforeEach(async () => {
-      t = await new DapTest().open();
-    });
-    afterEach(async () => {
-      await t.close();
-    });
+    const t = useDapTest();
 
     const launch = (file: string, options: Parameters<DapTest['launch']>[3] = {}, extra = {}) =>
       t.launch(lua.command, file, extra, options);
@@ -535,13 +529,7 @@ for (const lua of luaInterpreters()) {
 }
 
 describe('adapter launch errors', () => {
-  let t: DapTest;
-  beforeEach(async () => {
-    t = await new DapTest().open();
-  });
-  afterEach(async () => {
-    await t.close();
-  });
+  const t = useDapTest();
 
   it('names a working folder that does not exist', async () => {
     await assert.rejects(
