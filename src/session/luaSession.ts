@@ -23,6 +23,7 @@ import { BreakpointSync } from './breakpoints/breakpointSync';
 import type { Connector } from './link/connectors';
 import { SessionError, sessionErrors, toSessionError } from './errors';
 import { pauseCompiledCode } from './stop/compiledPause';
+import { SLOW_POLL_HINT } from './link/attachHint';
 import {
   ExceptionFilterResult,
   ExceptionFilterSpec,
@@ -296,7 +297,14 @@ export class LuaSession extends EventEmitter<LuaSessionEvents> {
     if (this.link.features.has('jitCompiles')) {
       await pauseCompiledCode(this.request('pause', {}, 0), this.settings.compiledPauseMs);
     } else if (this.link.features.has('pause')) {
-      await this.request('pause', {});
+      await this.request('pause', {}).catch((error: unknown) => {
+        const failure = toSessionError(error);
+        if (failure.code !== 'request-timeout') throw failure;
+        throw new SessionError(
+          'request-timeout',
+          `The game did not answer the pause in time. ${SLOW_POLL_HINT}`,
+        );
+      });
     } else {
       this.pauseEmulated = true;
       await this.request('stopOnStepIn', {});
