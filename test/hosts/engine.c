@@ -327,9 +327,14 @@ static long frameLoop(lua_State *L, const Options *o) {
   long frame = 0;
   while ((o->frames <= 0 || frame < o->frames) && !quitRequested(L)) {
     frame++;
+    /* A game without Update (a script that does its work at boot) just has frames. */
     lua_getglobal(L, "Update");
-    lua_pushnumber(L, dt);
-    protectedCall(L, 1, "Update");
+    if (lua_isfunction(L, -1)) {
+      lua_pushnumber(L, dt);
+      protectedCall(L, 1, "Update");
+    } else {
+      lua_pop(L, 1);
+    }
     runJobs(L, dt);
     sleepMs(o->periodMs);
   }
@@ -417,9 +422,9 @@ int main(int argc, char **argv) {
   allocateBallast(L, o.ballastMb);
 
 #ifdef LUAJIT_VERSION
-  printf(ENGINE_TAG "%s, script root %s\n", LUAJIT_VERSION, o.root);
+  printf(ENGINE_TAG "%s\n", LUAJIT_VERSION);
 #else
-  printf(ENGINE_TAG "%s, script root %s\n", LUA_RELEASE, o.root);
+  printf(ENGINE_TAG "%s\n", LUA_RELEASE);
 #endif
   fflush(stdout);
   status = boot(L, &o);
