@@ -10,6 +10,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { scenario } from '../harness/scenario';
+import { BUNDLE_DIR } from '../runtime/helpers';
 import {
   EngineHost,
   HOST_NAMES,
@@ -117,6 +118,31 @@ describe('engine hosts: the engine game run plain', function () {
           fs.rmSync(dir, { recursive: true, force: true });
         }
       });
+    });
+  }
+});
+
+describe('engine hosts: the runtime inside a host', function () {
+  this.timeout(60_000);
+  for (const host of engineHostVariants().hosts) {
+    it(`${host.label}: loads LuaPanda.lua from the script root and ${host.native ? 'the accelerator from LUA_CPATH' : 'no accelerator'}`, async () => {
+      const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'lp-engine-'));
+      try {
+        fs.copyFileSync(path.join(BUNDLE_DIR, 'LuaPanda.lua'), path.join(dir, 'LuaPanda.lua'));
+        // Port 1: nobody listens there; start() goes on without an IDE.
+        fs.writeFileSync(
+          path.join(dir, 'boot.lua'),
+          'local lp = require("LuaPanda")\nlp.start("127.0.0.1", 1)\n' +
+            'print(debug.getinfo(lp.start, "S").source)\nprint(lp.doctor())\n',
+        );
+        const run = await runEngine(host, { root: dir, frames: 1, runtime: false });
+        assert.deepEqual(run.exit, { code: 0, signal: null }, run.stderr);
+        assert.match(run.stdout, /^\[lua\] @LuaPanda\.lua$/m);
+        if (host.native) assert.match(run.stdout, /luapanda_native5\d in use/);
+        else assert.doesNotMatch(run.stdout, /luapanda_native5\d in use/);
+      } finally {
+        fs.rmSync(dir, { recursive: true, force: true });
+      }
     });
   }
 });

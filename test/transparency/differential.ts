@@ -9,7 +9,9 @@ import { knownFor } from './knownDifferences';
 import { DebugMode, IdeReport, ModeName, debugModesFor, startIde } from './modes';
 import { RunResult, prepareFolder, removeFolder, runLua, writeProgram } from './runProgram';
 
-const RUN_TIMEOUT_MS = 90_000;
+export const RUN_TIMEOUT_MS = 90_000;
+/** How long the IDE side may take to see the link close once the program has ended. */
+export const IDE_DONE_MS = 5_000;
 
 export interface ModeOutcome {
   readonly mode: ModeName;
@@ -61,12 +63,48 @@ async function debuggedRun(
   try {
     writeProgram(dir, program.name, withRuntime(program, ide.port, run.hookStrategy));
     const result = await runLua(lua, dir, program.name, RUN_TIMEOUT_MS);
-    await Promise.race([ide.done, new Promise((resolve) => setTimeout(resolve, 5_000))]);
+    await Promise.race([ide.done, new Promise((resolve) => setTimeout(resolve, IDE_DONE_MS))]);
     return { mode, label, result, report: ide.report };
   } finally {
     await ide.close();
     removeFolder(dir);
   }
+}
+
+/**
+ * How one case's program is run: plain (twice) and under the runtime in one mode. The corpus
+ * programs run as `lua prog.lua` (interpreterRunner); test/transparency/engineRuns.ts runs
+ * programs through an engine host.
+ */
+export interface CaseRunner {
+  plain(): Promise<{ plain: RunResult; again: RunResult }>;
+  debugged(run: DebugMode): Promise<ModeOutcome>;
+  /**
+   * Errors no Lua code handles (an IDE asking for uncaught errors may stop once at each). When
+   * absent: none when the plain run ends well, one when it fails.
+   */
+  readonly uncaughtErrors?: number;
+}
+
+export function interpreterRunner(lua: LuaInterpreter, program: CorpusProgram): CaseRunner {
+  return {
+    plain: () => plainRuns(lua, program),
+    debugged: (run) => debuggedRun(lua, program, run),
+  };
+}
+
+/** Runs jobs at most `width` at a time; the results in the jobs' order. */
+export async function inPool<T>(jobs: (() => Promise<T>)[], width: number): Promise<T[]> {
+  const results: T[] = new Array(jobs.length);
+  let next = 0;
+  const worker = async () => {
+    while (next < jobs.length) {
+      const index = next++;
+      results[index] = await jobs[index]();
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(width, jobs.length) }, worker));
+  return results;
 }
 
 /** The first differing line of two texts, with a little context, for a failure message. */
@@ -104,15 +142,17 @@ function compare(mode: string, plainRun: RunResult, gotRun: RunResult): string[]
 }
 
 /** What each mode must have seen happen, so that a mode that did nothing cannot pass. */
-function expectations(outcome: ModeOutcome, plain: RunResult): string[] {
+function expectations(outcome: ModeOutcome, plain: RunResult, uncaughtErrors?: number): string[] {
   const { mode, label, report } = outcome;
   const out = report.problems.map((p) => `${label}: IDE side: ${p}`);
   if (mode === 'no-ide') return out;
   // The IDE asks for uncaught errors only: a program that ends well caught all of its own.
-  if (plain.code === 0 && report.exceptionStops > 0) {
+  const uncaught = uncaughtErrors ?? (plain.code === 0 ? 0 : 1);
+  if (uncaught === 0 && report.exceptionStops > 0) {
     out.push(`${label}: stopped ${report.exceptionStops} time(s) on an error the program catches`);
+  } else if (report.exceptionStops > uncaught) {
+    out.push(`${label}: stopped ${report.exceptionStops} times on ${uncaught} uncaught error(s)`);
   }
-  if (report.exceptionStops > 1) out.push(`${label}: stopped more than once on an uncaught error`);
   if (!report.connected) out.push(`${label}: the program never connected`);
   const said =
     report.runtimeLog.length > 0 ? ` (the runtime said: ${report.runtimeLog.join(' | ')})` : '';
@@ -138,8 +178,17 @@ function withoutLines(text: string, lines: RegExp | undefined): string {
     .join('\n');
 }
 
-export async function runCase(lua: LuaInterpreter, program: CorpusProgram): Promise<CaseOutcome> {
-  const { plain, again } = await plainRuns(lua, program);
+export function runCase(lua: LuaInterpreter, program: CorpusProgram): Promise<CaseOutcome> {
+  return runCaseWith(lua, program.name, interpreterRunner(lua, program));
+}
+
+/** One case run by `runner`; `name` is the program's name in knownDifferences.ts. */
+export async function runCaseWith(
+  lua: LuaInterpreter,
+  name: string,
+  runner: CaseRunner,
+): Promise<CaseOutcome> {
+  const { plain, again } = await runner.plain();
   const failures: string[] = [];
   const known: string[] = [];
   if (plain.timedOut) failures.push('plain run did not finish');
@@ -150,12 +199,12 @@ export async function runCase(lua: LuaInterpreter, program: CorpusProgram): Prom
   }
   const modes: ModeOutcome[] = [];
   for (const run of debugModesFor(lua)) {
-    const outcome = await debuggedRun(lua, program, run);
+    const outcome = await runner.debugged(run);
     modes.push(outcome);
     const mode = run.label;
     let expected = plain;
     let got = outcome.result;
-    for (const difference of knownFor(program.name, lua, run.mode)) {
+    for (const difference of knownFor(name, lua, run.mode)) {
       const differs = plain.stdout !== outcome.result.stdout;
       if (differs) known.push(`${mode}: ${difference.why}`);
       else if (difference.always) {
@@ -166,7 +215,10 @@ export async function runCase(lua: LuaInterpreter, program: CorpusProgram): Prom
       expected = { ...expected, stdout: withoutLines(expected.stdout, difference.lines) };
       got = { ...got, stdout: withoutLines(got.stdout, difference.lines) };
     }
-    failures.push(...compare(mode, expected, got), ...expectations(outcome, plain));
+    failures.push(
+      ...compare(mode, expected, got),
+      ...expectations(outcome, plain, runner.uncaughtErrors),
+    );
   }
   return { plain, modes, failures, known };
 }
