@@ -214,27 +214,42 @@ static void preloadSocket(lua_State *L) {
 /* ---- the game-sized heap ---- */
 
 /* A tree of tables and strings, kept in the registry as an engine keeps its assets, until the
- * heap has grown by `mb` megabytes. */
+ * heap has grown by `mb` megabytes: per asset a small table, its name and a 1 KB blob of data
+ * (many objects, as a game's heap holds, but few enough that boot stays quick). The blobs are
+ * pseudo-random text: Lua 5.1 hashes a long string from a sample of its bytes, and blobs alike
+ * but for a few bytes would all collide in its string table. */
 static void allocateBallast(lua_State *L, long mb) {
+  char blob[1024];
+  unsigned long seed = 2463534242UL;
   long startKb = lua_gc(L, LUA_GCCOUNT, 0);
   long targetKb = startKb + mb * 1024;
   int branch = 0;
   if (mb <= 0) return;
+  /* Loading assets is one burst: the collector waits for it, as engines' loaders make it. */
+  lua_gc(L, LUA_GCSTOP, 0);
   lua_newtable(L);
   while (lua_gc(L, LUA_GCCOUNT, 0) < targetKb) {
     int leaf;
     lua_newtable(L);
-    for (leaf = 1; leaf <= 64; leaf++) {
+    for (leaf = 1; leaf <= 16; leaf++) {
+      size_t i;
+      for (i = 0; i < sizeof blob; i++) {
+        seed ^= seed << 13;
+        seed ^= seed >> 7;
+        seed ^= seed << 17;
+        blob[i] = (char)('a' + (seed >> 3) % 26);
+      }
       lua_newtable(L);
       lua_pushfstring(L, "asset %d.%d", branch, leaf);
       lua_setfield(L, -2, "name");
-      lua_pushinteger(L, leaf);
-      lua_setfield(L, -2, "id");
+      lua_pushlstring(L, blob, sizeof blob);
+      lua_setfield(L, -2, "data");
       lua_rawseti(L, -2, leaf);
     }
     lua_rawseti(L, -2, ++branch);
   }
   lua_setfield(L, LUA_REGISTRYINDEX, "engine.ballast");
+  lua_gc(L, LUA_GCRESTART, 0);
 }
 
 /* ---- the frame loop ---- */

@@ -28,6 +28,12 @@ export interface CaseOutcome {
   readonly failures: string[];
   /** Documented differences seen (knownDifferences.ts), as "mode: why". */
   readonly known: string[];
+  /**
+   * The failures (also in `failures`) that say a breakpoint mode never stopped, apart from those
+   * about what the program printed: a test can hold a known gap in stopping (issue 30: a
+   * coroutine resumed from C) apart from transparency.
+   */
+  readonly missedStops: string[];
 }
 
 const plainCache = new Map<string, Promise<{ plain: RunResult; again: RunResult }>>();
@@ -141,6 +147,8 @@ function compare(mode: string, plainRun: RunResult, gotRun: RunResult): string[]
   return out;
 }
 
+const NEVER_STOPPED = 'the breakpoint never stopped';
+
 /** What each mode must have seen happen, so that a mode that did nothing cannot pass. */
 function expectations(outcome: ModeOutcome, plain: RunResult, uncaughtErrors?: number): string[] {
   const { mode, label, report } = outcome;
@@ -157,7 +165,7 @@ function expectations(outcome: ModeOutcome, plain: RunResult, uncaughtErrors?: n
   const said =
     report.runtimeLog.length > 0 ? ` (the runtime said: ${report.runtimeLog.join(' | ')})` : '';
   if (mode === 'bp-hit' && report.breakpointStops < 1)
-    out.push(`${label}: the breakpoint never stopped${said}`);
+    out.push(`${label}: ${NEVER_STOPPED}${said}`);
   if (
     (mode === 'condition' || mode === 'bp-elsewhere' || mode === 'attached') &&
     report.breakpointStops > 0
@@ -165,7 +173,7 @@ function expectations(outcome: ModeOutcome, plain: RunResult, uncaughtErrors?: n
     out.push(`${label}: stopped at a breakpoint that must not fire`);
   }
   if (mode === 'stepping' && report.breakpointStops < 1)
-    out.push(`${label}: the breakpoint never stopped${said}`);
+    out.push(`${label}: ${NEVER_STOPPED}${said}`);
   return out;
 }
 
@@ -195,7 +203,7 @@ export async function runCaseWith(
   const unstable = compare('plain (second run)', plain, again);
   if (unstable.length > 0) {
     failures.push('the program is not deterministic when run plain:', ...unstable);
-    return { plain, modes: [], failures, known };
+    return { plain, modes: [], failures, known, missedStops: [] };
   }
   const modes: ModeOutcome[] = [];
   for (const run of debugModesFor(lua)) {
@@ -220,5 +228,6 @@ export async function runCaseWith(
       ...expectations(outcome, plain, runner.uncaughtErrors),
     );
   }
-  return { plain, modes, failures, known };
+  const missedStops = failures.filter((f) => f.includes(NEVER_STOPPED));
+  return { plain, modes, failures, known, missedStops };
 }

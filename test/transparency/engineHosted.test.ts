@@ -7,6 +7,7 @@
  * built is skipped with the reason (in CI it fails: engineHostVariants).
  */
 import { strict as assert } from 'node:assert';
+import * as os from 'node:os';
 import { EngineHost, HOST_NAMES, engineHostVariants, hostMissing } from '../harness/engineHost';
 import { loadCorpus, runsOn } from './corpus';
 import { CaseOutcome, inPool, runCaseWith } from './differential';
@@ -23,15 +24,37 @@ const CORPUS_AS_BOOT = [
   'uncaught_runtime_error.lua',
   'xpcall_traceback.lua',
 ];
-const CONCURRENCY = 2;
+// The hosts sleep between frames: a few runs at a time, as many as there are cores (2 to 4).
+const CONCURRENCY = Math.max(2, Math.min(4, os.cpus().length));
 
 function programsFor(host: EngineHost): EngineProgram[] {
   const corpus = loadCorpus().filter((p) => CORPUS_AS_BOOT.includes(p.name) && runsOn(p, host));
   return [
     engineGame('game/player.lua', 'move', 'breakpoint in a module method called from Update'),
     engineGame('boot.lua', 'jobTick', 'breakpoint in the job coroutine resumed from C'),
+    engineGame('game/player.lua', 'move', 'a game-sized heap (32 MB of tables at boot)', {
+      ballastMb: 32,
+    }),
+    engineGame('boot.lua', 'jobTick', 'start() after the job coroutine exists (attach later)', {
+      startAt: 'end',
+    }),
     ...corpus.map(corpusAsBoot),
   ];
+}
+
+/** Whether `program`'s breakpoint modes are known not to stop under `host` (see the skip below). */
+function stopsKnownToMiss(host: EngineHost, program: EngineProgram): boolean {
+  return program.startAt === 'end' && program.bpFile === 'boot.lua' && !host.isLuaJIT;
+}
+
+function outcomeOf(
+  outcomes: Map<string, CaseOutcome | Error>,
+  program: EngineProgram,
+): CaseOutcome {
+  const outcome = outcomes.get(program.name);
+  if (outcome instanceof Error) throw outcome;
+  assert.ok(outcome, 'not run');
+  return outcome;
 }
 
 describe('transparency through engine hosts', () => {
@@ -73,11 +96,27 @@ for (const host of hosts) {
 
     for (const program of programs) {
       it(`${program.name}: ${program.title}`, () => {
-        const outcome = outcomes.get(program.name);
-        if (outcome instanceof Error) throw outcome;
-        assert.ok(outcome, 'not run');
-        if (outcome.failures.length > 0) assert.fail(outcome.failures.join('\n'));
+        const outcome = outcomeOf(outcomes, program);
+        let failures = outcome.failures;
+        if (stopsKnownToMiss(host, program)) {
+          failures = failures.filter((f) => !outcome.missedStops.includes(f));
+          // Like an `always` documented difference: a gap that closed must leave the list.
+          if (outcome.missedStops.length === 0) {
+            failures.push('the breakpoint stops now: remove this case from stopsKnownToMiss');
+          }
+        }
+        if (failures.length > 0) assert.fail(failures.join('\n'));
       });
+      if (stopsKnownToMiss(host, program)) {
+        // Known gap (issue 30, "Every coroutine"): on PUC Lua 5.1–5.4, pure and native, a
+        // breakpoint in a coroutine created before start() and resumed from C by lua_resume never
+        // stops (bp-hit and stepping see no stop; the output stays byte-identical). LuaJIT, whose
+        // hook is global, stops. Unskip when the runtime reaches such coroutines.
+        it.skip(`${program.name}: stops at the breakpoint in the coroutine resumed from C`, () => {
+          const outcome = outcomeOf(outcomes, program);
+          if (outcome.missedStops.length > 0) assert.fail(outcome.missedStops.join('\n'));
+        });
+      }
     }
   });
 }

@@ -26,6 +26,13 @@ export interface EngineProgram {
   readonly bpFile: string;
   readonly bpLine: number;
   readonly frames: number;
+  /** Megabytes of heap ballast the host allocates at boot (a game-sized heap). */
+  readonly ballastMb?: number;
+  /**
+   * Where boot.lua starts the runtime: in front of line 1 (default), or after its last line, when
+   * the game's modules, functions and job coroutine exist already (the attach-later shape).
+   */
+  readonly startAt?: 'top' | 'end';
   /** Errors no Lua code handles (caught by the host's lua_pcall only). */
   readonly uncaughtErrors?: number;
 }
@@ -34,19 +41,25 @@ export interface EngineProgram {
 const GAME_FRAMES = 8;
 
 /** The engine game of test/scenarios/engine, with the breakpoint at `marker` of `bpFile`. */
-export function engineGame(bpFile: string, marker: string, title: string): EngineProgram {
+export function engineGame(
+  bpFile: string,
+  marker: string,
+  title: string,
+  options: { ballastMb?: number; startAt?: 'top' | 'end' } = {},
+): EngineProgram {
   const game = scenario('engine');
   const files = new Map<string, string>();
   for (const file of game.files().filter((f) => f.endsWith('.lua'))) {
     files.set(file, fs.readFileSync(game.file(file), 'utf8'));
   }
   return {
-    name: `engine game [${bpFile} ${marker}]`,
+    name: `engine game [${bpFile} ${marker}${options.ballastMb ? `, ${options.ballastMb} MB` : ''}${options.startAt === 'end' ? ', started last' : ''}]`,
     title,
     files,
     bpFile,
     bpLine: game.line(bpFile, marker),
     frames: GAME_FRAMES,
+    ...options,
     uncaughtErrors: 1,
   };
 }
@@ -75,8 +88,9 @@ function prepareRoot(program: EngineProgram, boot?: string): string {
 }
 
 /** Runs the host on `root` to its end, bounded like the suite's interpreter runs. */
-async function runHost(host: EngineHost, root: string, frames: number): Promise<RunResult> {
-  const engine = startEngine(host, { root, frames, runtime: false, cwd: root });
+async function runHost(host: EngineHost, root: string, program: EngineProgram): Promise<RunResult> {
+  const { frames, ballastMb } = program;
+  const engine = startEngine(host, { root, frames, ballastMb, runtime: false, cwd: root });
   let timedOut = false;
   try {
     await engine.waitForExit(RUN_TIMEOUT_MS);
@@ -85,6 +99,15 @@ async function runHost(host: EngineHost, root: string, frames: number): Promise<
   }
   const exit = await engine.exited;
   return { stdout: engine.stdout, stderr: engine.stderr, ...exit, timedOut };
+}
+
+/** boot.lua with the runtime started after its last line (lines unmoved). */
+function startedLast(source: string, port: number, hookStrategy?: string): string {
+  const setting = hookStrategy
+    ? `require("LuaPanda").settings.hookStrategy = ${JSON.stringify(hookStrategy)} `
+    : '';
+  const end = source.endsWith('\n') ? '' : '\n';
+  return `${source}${end}${setting}require("LuaPanda").start("127.0.0.1", ${port})\n`;
 }
 
 export function engineRunner(host: EngineHost, program: EngineProgram): CaseRunner {
@@ -102,8 +125,8 @@ export function engineRunner(host: EngineHost, program: EngineProgram): CaseRunn
     async plain() {
       const root = prepareRoot(program);
       try {
-        const plain = await runHost(host, root, program.frames);
-        const again = await runHost(host, root, program.frames);
+        const plain = await runHost(host, root, program);
+        const again = await runHost(host, root, program);
         return { plain, again };
       } finally {
         fs.rmSync(root, { recursive: true, force: true });
@@ -113,11 +136,12 @@ export function engineRunner(host: EngineHost, program: EngineProgram): CaseRunn
       const root = prepareRoot(program);
       const ide = await startIde(run.mode, root, program.bpFile, program.bpLine);
       try {
-        fs.writeFileSync(
-          path.join(root, 'boot.lua'),
-          withRuntime(asProgram, ide.port, run.hookStrategy),
-        );
-        const result = await runHost(host, root, program.frames);
+        const boot =
+          program.startAt === 'end'
+            ? startedLast(bootSource, ide.port, run.hookStrategy)
+            : withRuntime(asProgram, ide.port, run.hookStrategy);
+        fs.writeFileSync(path.join(root, 'boot.lua'), boot);
+        const result = await runHost(host, root, program);
         await Promise.race([ide.done, new Promise((resolve) => setTimeout(resolve, IDE_DONE_MS))]);
         return { mode: run.mode, label: run.label, result, report: ide.report };
       } finally {
