@@ -68,7 +68,7 @@ const { hosts } = engineHostVariants();
 for (const name of HOST_NAMES) {
   if (!hosts.some((h) => h.host === name)) {
     describe(`transparency through engine-${name}`, () => {
-      it.skip(hostMissing(name) ?? 'not built');
+      it.skip(`engine-${name}: ${hostMissing(name) ?? 'not built'}`);
     });
   }
 }
