@@ -283,6 +283,29 @@ static int resumeThread(lua_State *L, lua_State *co, int nargs) {
 #endif
 }
 
+/* Pushes onto L the failed job's message with the job's own traceback (Lua 5.1 has no
+ * luaL_traceback: debug.traceback(thread, message) does it there). */
+static void jobTraceback(lua_State *L, lua_State *co) {
+  const char *msg = lua_tostring(co, -1);
+#if LUA_VERSION_NUM >= 502 || defined(LUAJIT_VERSION)
+  luaL_traceback(L, co, msg, 0);
+#else
+  lua_getglobal(L, "debug");
+  lua_getfield(L, -1, "traceback");
+  lua_remove(L, -2);
+  if (!lua_isfunction(L, -1)) {
+    lua_pop(L, 1);
+    lua_pushstring(L, msg);
+    return;
+  }
+  lua_pushthread(co);
+  lua_xmove(co, L, 1);
+  lua_pushstring(L, msg);
+  lua_pushinteger(L, 0);
+  lua_call(L, 3, 1);
+#endif
+}
+
 /* Resumes every suspended coroutine of the global table `Jobs` with `dt`; a job that ends or
  * fails is dropped from the table (a failure is logged with the job's traceback). */
 static void runJobs(lua_State *L, double dt) {
@@ -312,13 +335,9 @@ static void runJobs(lua_State *L, double dt) {
     status = resumeThread(L, co, 1);
     if (status != LUA_YIELD) {
       if (status != 0) {
-#if LUA_VERSION_NUM >= 502 || defined(LUAJIT_VERSION)
-        luaL_traceback(L, co, lua_tostring(co, -1), 0);
+        jobTraceback(L, co);
         logError("job", lua_tostring(L, -1));
         lua_pop(L, 1);
-#else
-        logError("job", lua_tostring(co, -1));
-#endif
       }
       /* Dropped: Jobs[i] = false keeps the other jobs' places. */
       lua_pushboolean(L, 0);

@@ -95,18 +95,24 @@ describe('engine hosts: the engine game run plain', function () {
         assert.equal(large.stderr, small.stderr);
       });
 
-      it('grows the heap by the ballast, stops when the script sets Quit, exits 1 when boot.lua fails', async () => {
+      it('grows the heap by the ballast, logs a failed job, stops on Quit, exits 1 when boot.lua fails', async () => {
         const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'lp-engine-'));
         try {
           const boot = path.join(dir, 'boot.lua');
           fs.writeFileSync(
             boot,
             'print("heap MB", math.floor(collectgarbage("count") / 1024))\n' +
-              'local n = 0\nfunction Update() n = n + 1 Quit = n == 3 end\n',
+              'local n = 0\nfunction Update() n = n + 1 Quit = n == 3 end\n' +
+              'Jobs = { coroutine.create(function() coroutine.yield() error("job failed") end) }\n',
           );
           const quits = await runEngine(host, { root: dir, ballastMb: 24, runtime: false });
           assert.deepEqual(quits.exit, { code: 0, signal: null }, quits.stderr);
           assert.match(quits.stdout, /^\[engine\] ran 3 frames$/m);
+          // A failed job is logged with its own traceback, dropped, and the frames go on.
+          assert.match(
+            quits.stderr,
+            /^\[engine\] error in job: boot\.lua:4: job failed\nstack traceback:\n(\t.*\n)*\tboot\.lua:4: in /m,
+          );
           const heapMb = Number(/^\[lua\] heap MB\t(\d+)$/m.exec(quits.stdout)?.[1]);
           assert.ok(heapMb >= 24, `the ballast left a heap of ${heapMb} MB`);
           fs.writeFileSync(boot, 'error("broken boot")\n');
