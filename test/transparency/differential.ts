@@ -90,6 +90,8 @@ export interface CaseRunner {
    * absent: none when the plain run ends well, one when it fails.
    */
   readonly uncaughtErrors?: number;
+  /** What the runner puts in front of each line `print` writes (an engine's log tag), if any. */
+  readonly printTag?: string;
 }
 
 export function interpreterRunner(lua: LuaInterpreter, program: CorpusProgram): CaseRunner {
@@ -177,12 +179,16 @@ function expectations(outcome: ModeOutcome, plain: RunResult, uncaughtErrors?: n
   return out;
 }
 
-/** Stdout without the lines a documented difference allows to differ (all of them: ''). */
-function withoutLines(text: string, lines: RegExp | undefined): string {
+/**
+ * Stdout without the lines a documented difference allows to differ (all of them: ''); the lines
+ * are matched without the runner's print tag.
+ */
+function withoutLines(text: string, lines: RegExp | undefined, tag = ''): string {
   if (!lines) return '';
+  const untagged = (l: string) => (tag && l.startsWith(tag) ? l.slice(tag.length) : l);
   return text
     .split('\n')
-    .filter((l) => !lines.test(l))
+    .filter((l) => !lines.test(untagged(l)))
     .join('\n');
 }
 
@@ -220,8 +226,9 @@ export async function runCaseWith(
           `${mode}: the documented difference no longer happens (update test/transparency/knownDifferences.ts): ${difference.why}`,
         );
       }
-      expected = { ...expected, stdout: withoutLines(expected.stdout, difference.lines) };
-      got = { ...got, stdout: withoutLines(got.stdout, difference.lines) };
+      const tag = runner.printTag;
+      expected = { ...expected, stdout: withoutLines(expected.stdout, difference.lines, tag) };
+      got = { ...got, stdout: withoutLines(got.stdout, difference.lines, tag) };
     }
     failures.push(
       ...compare(mode, expected, got),

@@ -22,13 +22,52 @@ const CORPUS_AS_BOOT = [
   'game_loop_tasks.lua',
   'scheduler.lua',
   'uncaught_runtime_error.lua',
+  'uncaught_wrap_error.lua',
   'xpcall_traceback.lua',
 ];
+
+/** Corpus programs that only work as `lua <file>`: left out of LUAPANDA_ENGINE_CORPUS runs. */
+const NOT_AS_BOOT: Record<string, string> = {
+  'reload_self.lua': 'reads and reloads its own file by its name (arg[0], or reload_self.lua)',
+};
+
+/**
+ * Differences found through the engine hosts and not fixed yet: kept as tests, skipped (and not
+ * run) on the hosts named, each with what differs. Remove an entry once the runtime fixes it.
+ */
+const KNOWN_ENGINE_DIFFERENCES: {
+  program: string;
+  applies: (host: EngineHost) => boolean;
+  why: string;
+}[] = [
+  {
+    // In every attached mode, on every host, pure and native (not with no IDE): the host's
+    // message handler gets the error of a coroutine.wrap body raised by the runtime's replacement
+    // of coroutine.wrap, so its traceback starts "[C]: in function 'error'" then a
+    // "LuaPanda.lua:<line>: in function …" frame, where plain it starts "[C]: in function
+    // 'worker'" (5.3/5.4: "in local 'worker'"). Run as `lua <file>` the tracebacks are identical.
+    program: 'uncaught_wrap_error.lua',
+    applies: () => true,
+    why: "an uncaught error through coroutine.wrap: the engine's traceback shows the runtime's wrap",
+  },
+];
+
+function knownEngineDifference(host: EngineHost, program: EngineProgram) {
+  return KNOWN_ENGINE_DIFFERENCES.find((d) => d.program === program.name && d.applies(host));
+}
 // The hosts sleep between frames: a few runs at a time, as many as there are cores (2 to 4).
 const CONCURRENCY = Math.max(2, Math.min(4, os.cpus().length));
 
+// For a wider look: LUAPANDA_ENGINE_CORPUS=<regex> runs the matching corpus programs instead
+// ('.' runs them all; the documented differences of knownDifferences.ts apply as for `lua`).
+const CORPUS_CHOICE = process.env.LUAPANDA_ENGINE_CORPUS
+  ? new RegExp(process.env.LUAPANDA_ENGINE_CORPUS)
+  : undefined;
+
 function programsFor(host: EngineHost): EngineProgram[] {
-  const corpus = loadCorpus().filter((p) => CORPUS_AS_BOOT.includes(p.name) && runsOn(p, host));
+  const chosen = (name: string) =>
+    CORPUS_CHOICE ? CORPUS_CHOICE.test(name) && !NOT_AS_BOOT[name] : CORPUS_AS_BOOT.includes(name);
+  const corpus = loadCorpus().filter((p) => chosen(p.name) && runsOn(p, host));
   return [
     engineGame('game/player.lua', 'move', 'breakpoint in a module method called from Update'),
     engineGame('boot.lua', 'jobTick', 'breakpoint in the job coroutine resumed from C'),
@@ -75,13 +114,14 @@ for (const name of HOST_NAMES) {
 
 for (const host of hosts) {
   const programs = programsFor(host);
+  const run = (program: EngineProgram) => !knownEngineDifference(host, program);
   describe(`transparency through ${host.label}`, function () {
     this.timeout(600_000);
     const outcomes = new Map<string, CaseOutcome | Error>();
 
     before(async function () {
       this.timeout(1_800_000);
-      const jobs = programs.map((program) => async () => {
+      const jobs = programs.filter(run).map((program) => async () => {
         try {
           outcomes.set(
             program.name,
@@ -95,6 +135,11 @@ for (const host of hosts) {
     });
 
     for (const program of programs) {
+      const known = knownEngineDifference(host, program);
+      if (known) {
+        it.skip(`${program.name}: ${program.title} (known difference: ${known.why})`);
+        continue;
+      }
       it(`${program.name}: ${program.title}`, () => {
         const outcome = outcomeOf(outcomes, program);
         let failures = outcome.failures;

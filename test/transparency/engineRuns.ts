@@ -122,6 +122,8 @@ export function engineRunner(host: EngineHost, program: EngineProgram): CaseRunn
   };
   return {
     uncaughtErrors: program.uncaughtErrors,
+    // The host's log writer (enginePrint in test/hosts/engine.c).
+    printTag: '[lua] ',
     async plain() {
       const root = prepareRoot(program);
       try {
