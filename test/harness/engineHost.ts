@@ -8,7 +8,7 @@
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { nativeBuildFile } from '../../src/session/nativeBuilds';
+import { nativeBuildFile } from '../../src/session/link/nativeBuilds';
 import { LuaInterpreter, NATIVE_DIR, nativeAbiOf } from './interpreters';
 import { LuaExit, LuaProcess, REPO_ROOT } from './luaProcess';
 

@@ -81,11 +81,6 @@ function programsFor(host: EngineHost): EngineProgram[] {
   ];
 }
 
-/** Whether `program`'s breakpoint modes are known not to stop under `host` (see the skip below). */
-function stopsKnownToMiss(host: EngineHost, program: EngineProgram): boolean {
-  return program.startAt === 'end' && program.bpFile === 'boot.lua' && !host.isLuaJIT;
-}
-
 function outcomeOf(
   outcomes: Map<string, CaseOutcome | Error>,
   program: EngineProgram,
@@ -140,28 +135,12 @@ for (const host of hosts) {
         it.skip(`${program.name}: ${program.title} (known difference: ${known.why})`);
         continue;
       }
+      // (A breakpoint in a coroutine made before start() and resumed from C by lua_resume stops
+      // too: the runtime finds such coroutines when it attaches, lua/luapanda/threadscan.lua.)
       it(`${program.name}: ${program.title}`, () => {
-        const outcome = outcomeOf(outcomes, program);
-        let failures = outcome.failures;
-        if (stopsKnownToMiss(host, program)) {
-          failures = failures.filter((f) => !outcome.missedStops.includes(f));
-          // Like an `always` documented difference: a gap that closed must leave the list.
-          if (outcome.missedStops.length === 0) {
-            failures.push('the breakpoint stops now: remove this case from stopsKnownToMiss');
-          }
-        }
+        const { failures } = outcomeOf(outcomes, program);
         if (failures.length > 0) assert.fail(failures.join('\n'));
       });
-      if (stopsKnownToMiss(host, program)) {
-        // Known gap (issue 30, "Every coroutine"): on PUC Lua 5.1–5.4, pure and native, a
-        // breakpoint in a coroutine created before start() and resumed from C by lua_resume never
-        // stops (bp-hit and stepping see no stop; the output stays byte-identical). LuaJIT, whose
-        // hook is global, stops. Unskip when the runtime reaches such coroutines.
-        it.skip(`${program.name}: stops at the breakpoint in the coroutine resumed from C`, () => {
-          const outcome = outcomeOf(outcomes, program);
-          if (outcome.missedStops.length > 0) assert.fail(outcome.missedStops.join('\n'));
-        });
-      }
     }
   });
 }
