@@ -19,7 +19,9 @@
  * frames (every frame costs about the same). A native cell that did not get the accelerator
  * fails the run. Also printed: plain milliseconds per frame, how far the plain runs lie from
  * their median (what a difference between two cells must exceed), and floor rows measured in the
- * same runs (bench/gameLoopFloors.ts): what any debugger hooking like ours must pay. A second table
+ * same runs (bench/gameLoopFloors.ts): what any debugger hooking like ours must pay; and the rows
+ * "started, no IDE yet": start() called on a port nobody listens on, what a game pays before anyone
+ * attaches (the retries, the native wake timer, LuaJIT's profiler checks). A second table
  * repeats idle and a breakpoint elsewhere with a game-sized heap alive (WORLD_RECORDS), against
  * which the runtime's own memory weighs what it weighs in a game.
  * Run alone: `node out/bench/gameLoop.js` (after `npm run compile`); LUAPANDA_BENCH_RUNS=3,
@@ -38,6 +40,7 @@ import {
 import { FLOORS, FloorSpec, floorHookEnvs } from './gameLoopFloors';
 import { LOVE, RUNS, benchInterpreters, median, runLua, timeOf } from './luaRuns';
 import { printMarkdownTable } from './markdownTable';
+import { quietPort } from '../test/harness/ports';
 
 /**
  * Frames of a plain run: roughly 0.2–0.4 s of CPU on this kind of machine. LÖVE's own loop takes
@@ -102,6 +105,9 @@ const WORLD_CELLS: Cell[] = [
   { spec: situationSpec('bpElsewhere'), native: true },
 ];
 const LOADED_FLOOR = FLOORS.filter((floor) => floor.kind === 'loaded');
+/** The "started, no IDE yet" rows: pure, then native. */
+const UNATTACHED = [false, true];
+const unattachedLabel = (native: boolean) => `started, no IDE yet, ${native ? 'native' : 'pure'}`;
 const labelOf = (cell: Cell) => `${cell.spec.label}, ${cell.native ? 'native' : 'pure'}`;
 
 /**
@@ -189,6 +195,27 @@ async function floorRun(
   return seconds / frames;
 }
 
+/**
+ * Seconds per frame of a run that called start() on a port where nothing listens (the game keeps
+ * trying, as one started before the IDE does); throws if it did other work than plain Lua did.
+ */
+async function unattachedRun(lua: string, native: boolean, world = 0): Promise<number> {
+  const frames = FRAMES[lua];
+  const key = `${lua} ${frames} ${world}`;
+  if (!references.has(key)) await plainRun(lua, frames, world);
+  const port = await quietPort();
+  const args = [String(port), 'attached', String(frames), native ? '1' : '0'];
+  const out = await runLua(lua, GAMELOOP_LUA, args, native, worldEnv(world));
+  const seconds = timeOf(out, lua, unattachedLabel(native), native);
+  const run = gameRunOf(out);
+  if (run.frames !== frames || run.checksum !== references.get(key)) {
+    throw new Error(
+      `${lua}, ${unattachedLabel(native)}: checksum ${run.checksum}; plain: ${references.get(key)}`,
+    );
+  }
+  return seconds / frames;
+}
+
 /** Seconds per frame of one attached run; throws if it did other work than plain Lua did. */
 async function cellRun(lua: string, cell: Cell, world = 0): Promise<number> {
   const frames = framesFor(lua, cell);
@@ -234,10 +261,12 @@ export async function runGameLoopBench(): Promise<void> {
   const plainSpreads: string[] = [];
   const ratios: string[][] = CELLS.map(() => []);
   const floorRatios: string[][] = floors.map(() => []);
+  const unattachedRatios: string[][] = UNATTACHED.map(() => []);
   for (const lua of interpreters) {
     const plainTimes: number[] = [];
     const times: number[][] = CELLS.map(() => []);
     const floorTimes: number[][] = floors.map(() => []);
+    const unattachedTimes: number[][] = UNATTACHED.map(() => []);
     // A floor that cannot run here: not this interpreter's, or its C hooks were not built.
     const envOf = (floor: FloorSpec) =>
       (floor.only && !floor.only.includes(lua)) || (floor.cHook && !floorEnvs.has(lua))
@@ -246,6 +275,11 @@ export async function runGameLoopBench(): Promise<void> {
     for (let run = 0; run < runsOf(lua); run++) {
       plainTimes.push(await plainRun(lua, FRAMES[lua]));
       for (const [i, cell] of CELLS.entries()) times[i].push(await cellRun(lua, cell));
+      if (WITH_FLOORS) {
+        for (const [i, native] of UNATTACHED.entries()) {
+          unattachedTimes[i].push(await unattachedRun(lua, native));
+        }
+      }
       for (const [i, floor] of floors.entries()) {
         const env = envOf(floor);
         if (env) floorTimes[i].push(await floorRun(lua, floor, env));
@@ -257,11 +291,15 @@ export async function runGameLoopBench(): Promise<void> {
     const ratio = (t: number[]) => (t.length ? `×${(median(t) / plain).toFixed(2)}` : '—');
     for (const [i, t] of times.entries()) ratios[i].push(ratio(t));
     for (const [i, t] of floorTimes.entries()) floorRatios[i].push(ratio(t));
+    for (const [i, t] of unattachedTimes.entries()) unattachedRatios[i].push(ratio(t));
   }
   const rows = [
     ['plain Lua, ms per frame', ...plainPerFrame.map((s) => (s * 1000).toFixed(3))],
     ['plain runs against their median (fastest–slowest)', ...plainSpreads],
     ...CELLS.map((cell, i) => [labelOf(cell), ...ratios[i]]),
+    ...(WITH_FLOORS
+      ? UNATTACHED.map((native, i) => [unattachedLabel(native), ...unattachedRatios[i]])
+      : []),
     ...floors.map((floor, i) => [floor.label, ...floorRatios[i]]),
   ];
   printMarkdownTable(['situation', ...interpreters], rows);
@@ -279,10 +317,12 @@ async function runWorldTable(interpreters: string[]): Promise<void> {
   const plainSpreads: string[] = [];
   const ratios: string[][] = WORLD_CELLS.map(() => []);
   const floorRatios: string[][] = LOADED_FLOOR.map(() => []);
+  const unattachedRatios: string[][] = UNATTACHED.map(() => []);
   for (const lua of interpreters) {
     const plainTimes: number[] = [];
     const times: number[][] = WORLD_CELLS.map(() => []);
     const floorTimes: number[][] = LOADED_FLOOR.map(() => []);
+    const unattachedTimes: number[][] = UNATTACHED.map(() => []);
     for (let run = 0; run < runsOf(lua); run++) {
       plainTimes.push(await plainRun(lua, FRAMES[lua], WORLD_RECORDS));
       for (const [i, cell] of WORLD_CELLS.entries()) {
@@ -291,6 +331,9 @@ async function runWorldTable(interpreters: string[]): Promise<void> {
       for (const [i, floor] of LOADED_FLOOR.entries()) {
         floorTimes[i].push(await floorRun(lua, floor, {}, WORLD_RECORDS));
       }
+      for (const [i, native] of UNATTACHED.entries()) {
+        unattachedTimes[i].push(await unattachedRun(lua, native, WORLD_RECORDS));
+      }
     }
     const plain = median(plainTimes);
     plainPerFrame.push(plain);
@@ -298,6 +341,7 @@ async function runWorldTable(interpreters: string[]): Promise<void> {
     const ratio = (t: number[]) => `×${(median(t) / plain).toFixed(2)}`;
     for (const [i, t] of times.entries()) ratios[i].push(ratio(t));
     for (const [i, t] of floorTimes.entries()) floorRatios[i].push(ratio(t));
+    for (const [i, t] of unattachedTimes.entries()) unattachedRatios[i].push(ratio(t));
   }
   printMarkdownTable(
     ['situation, 5 MB world', ...interpreters],
@@ -305,6 +349,7 @@ async function runWorldTable(interpreters: string[]): Promise<void> {
       ['plain Lua, ms per frame', ...plainPerFrame.map((s) => (s * 1000).toFixed(3))],
       ['plain runs against their median (fastest–slowest)', ...plainSpreads],
       ...WORLD_CELLS.map((cell, i) => [labelOf(cell), ...ratios[i]]),
+      ...UNATTACHED.map((native, i) => [unattachedLabel(native), ...unattachedRatios[i]]),
       ...LOADED_FLOOR.map((floor, i) => [floor.label, ...floorRatios[i]]),
     ],
   );

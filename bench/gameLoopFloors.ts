@@ -15,7 +15,7 @@
  */
 import * as path from 'node:path';
 import { spawnSync } from 'node:child_process';
-import { nativeCpathEnv } from '../src/session/nativeBuilds';
+import { nativeCpathEnv } from '../src/session/link/nativeBuilds';
 import { LOVE } from './luaRuns';
 
 export interface FloorSpec {

@@ -8,7 +8,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { spawn, spawnSync } from 'node:child_process';
 import { LuaConnection, LuaListener, LuaNotification, initSuccessInfo } from '../src/protocol';
-import { nativeCpathEnv, nativeDirFor } from '../src/session/nativeBuilds';
+import { nativeCpathEnv, nativeDirFor } from '../src/session/link/nativeBuilds';
 import { loveMissing } from '../test/love/loveSetup';
 import { signalGroup } from '../test/love/processGroup';
 

@@ -45,7 +45,8 @@ for _, m in ipairs({ compat, json, paths, breakpoints, hook, stack, variables, e
   require("luapanda.stops"), require("luapanda.hits"), require("luapanda.hookmode"), require("luapanda.hookchoice"),
   require("luapanda.hookthreads"), require("luapanda.hookfilter"), require("luapanda.hooknative"),
   require("luapanda.hookchain"), require("luapanda.hookjit"), require("luapanda.bprules"),
-  require("luapanda.preview"), require("luapanda.classnames"), linemap }) do
+  require("luapanda.preview"), require("luapanda.classnames"), require("luapanda.jitwake"),
+  require("luapanda.threadscan"), linemap }) do
   registerOwn(m)
 end
 breakpoints.addOwnSource(debug.getinfo(1, "S").source)

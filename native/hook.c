@@ -511,7 +511,7 @@ void lpn_hook(lua_State *L, lua_Debug *ar) {
   }
   lpn_busy++;
   if (event == LUA_HOOKCOUNT) {
-    if (lpn.watching) {
+    if (lpn.watching || lpn.waking) {
       stripCount(L);
       if (lpn_pollRequested && !lpn_inside) doPoll(L);
     } else if (!lpn_inside) {
@@ -556,7 +556,7 @@ void lpn_disarm(lua_State *L) {
 
 /* A signal that arrived while we were busy only left the request: deliver it now. */
 void lpn_afterBusy(lua_State *L) {
-  if (lpn_busy == 0 && lpn_pollRequested && !lpn_inside && lpn.watching) lpn_arm(L);
+  if (lpn_busy == 0 && lpn_pollRequested && !lpn_inside && (lpn.watching || lpn.waking)) lpn_arm(L);
 }
 
 /* Sets `target`'s hook to `mode` (plus a poll count when the watcher cannot poll). */

@@ -9,7 +9,8 @@
  *   hook.c     the C hook: modes, verdict lookups, the line cache, polls requested by signal
  *   nobpcache.c  the functions known to hold no breakpoint, by address (the hook's hot path)
  *   coresume.c the common case of the coroutine wrappers (resume and wrap functions)
- *   watcher.c  a thread that notices incoming IDE data and asks the Lua thread, by signal, to poll
+ *   watcher.c  a thread that notices incoming IDE data and asks the Lua thread, by signal, to poll;
+ *              and the wake timer, whose signal makes an unattached program try to attach on time
  *
  * One build per Lua C ABI (5.1 — also LuaJIT —, 5.2, 5.3, 5.4); the ABI is part of the module
  * name so that a build can never be loaded into an interpreter of another ABI by mistake.
@@ -57,6 +58,7 @@ typedef struct LpnState {
   int jitMode;              /* LuaJIT: the mode of the one global hook */
   unsigned long generation; /* bumped whenever the runtime sets hooks */
   int watching;             /* the watcher reports incoming data: count events only arm polls */
+  int waking;               /* the wake timer runs (no IDE): count events only arm polls too */
   /* The line cache: the breakpoint lines of the function running in (cacheL, cacheCi). The
      lines also sit in a C array (up to LPN_LINES_MAX; beyond, the Lua table is asked), built
      from the table at registry[refLines], whose identity `linesTable` it keeps alive. */
@@ -123,5 +125,14 @@ int lpn_watchActive(void);
 const char *lpn_watchProblem(void);
 unsigned long lpn_watchSignals(void);
 void lpn_signalRestore(void);
+/* The wake timer while no IDE is attached: a poll every `ms` (true), or 0 and why not. */
+int lpn_wakeStart(int ms, const char **why);
+void lpn_wakeStop(void);
+int lpn_wakeActive(void);
+unsigned long lpn_wakeSignals(void);
+/* LuaJIT, its profiler started in line mode just before: each signal that arms a hook makes
+   compiled code leave its trace too (true), or 0 when no profiler handler is installed. */
+int lpn_kickStart(void);
+void lpn_kickStop(void);
 
 #endif

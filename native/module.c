@@ -10,6 +10,13 @@
  *   thread()                           the caller's thread, the main thread of 5.1/LuaJIT included
  *                                      (where coroutine.running() gives none)
  *   watch(fd) / unwatch()              the socket watcher (true, or nil and why)
+ *   wake(ms) / unwake()                while no IDE is attached, a poll every ms milliseconds
+ *                                      (true, or nil and why); watch() ends it
+ *   upvalue(f, i)                      debug.getupvalue that reads C functions' upvalues too (Lua
+ *                                      5.1's refuses): the search for coroutines made before
+ *                                      the attach reaches a coroutine.wrap function's thread
+ *   jitkick(on)                        LuaJIT: each poll signal also makes compiled code leave
+ *                                      its trace, through the profiler just started (true/false)
  *   status()                           a table for LuaPanda.getInfo()/doctor()
  *   forget()                           the runtime's verdicts were emptied (breakpoints changed)
  *   setlinefilter(lines|nil)           {line -> true} of every line breakpoint: BELOW and INSIDE
@@ -206,10 +213,64 @@ static int l_thread(lua_State *L) {
   return 1;
 }
 
+static int l_wake(lua_State *L) {
+  const char *why = "unknown";
+  int ms = (int)luaL_checkinteger(L, 1);
+  requireInstalled(L);
+  if (!lpn_wakeStart(ms, &why)) {
+    lpn.waking = 0;
+    lua_pushnil(L);
+    lua_pushstring(L, why);
+    return 2;
+  }
+  lpn.waking = 1;
+  lua_pushboolean(L, 1);
+  return 1;
+}
+
+static void stopWaking(lua_State *L) {
+  lpn_wakeStop();
+  if (!lpn.waking) return;
+  lpn.waking = 0;
+  /* A count armed by a signal that has not fired yet would stay as a poll nobody asked for. */
+  if (!lpn.watching) {
+    lpn_pollRequested = 0;
+    lpn_disarm(L);
+    if (lpn.owner != L) lpn_disarm(lpn.owner);
+  }
+}
+
+static int l_upvalue(lua_State *L) {
+  const char *name;
+  luaL_checktype(L, 1, LUA_TFUNCTION);
+  name = lua_getupvalue(L, 1, (int)luaL_checkinteger(L, 2));
+  if (name == NULL) return 0;
+  lua_pushstring(L, name);
+  lua_insert(L, -2);
+  return 2;
+}
+
+static int l_jitkick(lua_State *L) {
+  requireInstalled(L);
+  if (lua_toboolean(L, 1)) {
+    lua_pushboolean(L, lpn.isJIT && lpn_kickStart());
+  } else {
+    lpn_kickStop();
+    lua_pushboolean(L, 0);
+  }
+  return 1;
+}
+
+static int l_unwake(lua_State *L) {
+  stopWaking(L);
+  return 0;
+}
+
 static int l_watch(lua_State *L) {
   const char *why = "unknown";
   int fd = (int)luaL_checkinteger(L, 1);
   requireInstalled(L);
+  stopWaking(L);
   if (!lpn_watchStart(fd, &why)) {
     lpn.watching = 0;
     lua_pushnil(L);
@@ -252,6 +313,9 @@ static int l_status(lua_State *L) {
   setNumber(L, "abi", LPN_ABI);
   setNumber(L, "apiVersion", LPN_API_VERSION);
   setNumber(L, "signals", (double)lpn_watchSignals());
+  lua_pushboolean(L, lpn.waking && lpn_wakeActive());
+  lua_setfield(L, -2, "waking");
+  setNumber(L, "wakeSignals", (double)lpn_wakeSignals());
   setNumber(L, "polls", (double)lpn.polls);
   setNumber(L, "verdictCalls", (double)lpn.verdictCalls);
   setNumber(L, "hits", (double)lpn.hits);
@@ -270,7 +334,10 @@ static int l_collect(lua_State *L) {
     if (lua_gethook(L) == lpn_hook) lua_sethook(L, NULL, 0, 0);
     if (lpn.owner && lua_gethook(lpn.owner) == lpn_hook) lua_sethook(lpn.owner, NULL, 0, 0);
     lpn_watchStop();
+    lpn_wakeStop();
+    lpn_kickStop();
     lpn.watching = 0;
+    lpn.waking = 0;
     lpn.installed = 0;
     lpn_running = NULL;
     lpn.owner = NULL;
@@ -342,6 +409,10 @@ static const luaL_Reg functions[] = {{"install", l_install},
                                      {"thread", l_thread},
                                      {"watch", l_watch},
                                      {"unwatch", l_unwatch},
+                                     {"wake", l_wake},
+                                     {"unwake", l_unwake},
+                                     {"jitkick", l_jitkick},
+                                     {"upvalue", l_upvalue},
                                      {"status", l_status},
                                      {"cfunction", l_cfunction},
                                      {"forget", l_forget},

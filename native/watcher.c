@@ -57,19 +57,40 @@ static int handlerInstalled = 0;
 static struct sigaction previousAction;
 static int kernelSignals = 0; /* the kernel signals on data (O_ASYNC): no thread runs */
 static volatile unsigned long signalsReceived = 0; /* kernel signals taken, on the Lua thread */
+static int wakeWanted = 0;            /* atomic: the wake timer runs (see lpn_wakeStart) */
+static unsigned long wakeSignals = 0; /* wake-timer signals taken, on the Lua thread */
+
+/* LuaJIT's profiler signal handler (see lpn_kickStart), or NULL. */
+static void (*jitKick)(int) = NULL;
+
+/* LuaJIT: compiled code runs no debug hook, so a hook armed while a trace runs fires only when
+   the trace exits. Traces recorded while LuaJIT's profiler runs in line mode check its flag at
+   every new source line; calling the profiler's own handler sets that flag, and the trace
+   leaves at its next check. Only while the handler installed is still the one seen at start. */
+static void kickCompiledCode(void) {
+  struct sigaction current;
+  void (*kick)(int) = jitKick;
+  if (kick == NULL || sigaction(SIGPROF, NULL, &current) != 0) return;
+  if (!(current.sa_flags & SA_SIGINFO) && current.sa_handler == kick) kick(SIGPROF);
+}
 
 static void onSignal(int sig) {
   int savedErrno = errno;
   (void)sig;
   /* Only the Lua thread may touch Lua state; a stray SIGURG elsewhere is ignored. */
-  if (__atomic_load_n(&signalsWanted, __ATOMIC_ACQUIRE) &&
+  int watched = __atomic_load_n(&signalsWanted, __ATOMIC_ACQUIRE);
+  if ((watched || __atomic_load_n(&wakeWanted, __ATOMIC_ACQUIRE)) &&
       pthread_equal(pthread_self(), luaThread)) {
     lpn_pollRequested = 1;
-    if (kernelSignals) signalsReceived++;
+    if (!watched)
+      wakeSignals++;
+    else if (kernelSignals)
+      signalsReceived++;
     if (lpn_busy == 0 && !lpn_inside) {
       lua_State *running = lpn_running;
       if (running) lpn_arm(running);
       if (lpn.owner && lpn.owner != running) lpn_arm(lpn.owner);
+      kickCompiledCode();
     }
   }
   errno = savedErrno;
@@ -325,6 +346,87 @@ const char *lpn_watchKind(void) {
 const char *lpn_watchProblem(void) { return problem; }
 unsigned long lpn_watchSignals(void) { return kernelSignals ? signalsReceived : signalsSent; }
 
+/*
+ * The wake timer: while no IDE is attached, a signal every `ms` milliseconds makes the Lua thread
+ * poll, so that the runtime tries to attach on time whatever the program does (an engine that
+ * calls Lua every frame and allocates little reaches no garbage-collection cycle for minutes).
+ * On Linux a POSIX timer signals the Lua thread itself (SIGEV_THREAD_ID): no thread is started,
+ * which keeps glibc's malloc on its unlocked path. Elsewhere there is no wake timer (the runtime
+ * then relies on its garbage-collection heartbeat and LuaPanda.tick()).
+ */
+#if defined(__linux__) && defined(SIGEV_THREAD_ID)
+static timer_t wakeTimer;
+static int wakeTimerOn = 0;
+
+int lpn_wakeStart(int ms, const char **why) {
+  struct sigevent event;
+  struct itimerspec period;
+  sigset_t blocked;
+  lpn_wakeStop();
+  if (ms <= 0) {
+    *why = "no period";
+    return 0;
+  }
+  if (!installHandler(why)) return 0;
+  if (pthread_sigmask(SIG_BLOCK, NULL, &blocked) == 0 && sigismember(&blocked, LPN_SIGNAL) == 1) {
+    *why = "the Lua thread blocks SIGURG";
+    return 0;
+  }
+  memset(&event, 0, sizeof event);
+  event.sigev_notify = SIGEV_THREAD_ID;
+  event.sigev_signo = LPN_SIGNAL;
+  event._sigev_un._tid = (pid_t)syscall(SYS_gettid);
+  if (timer_create(CLOCK_MONOTONIC, &event, &wakeTimer) != 0) {
+    *why = "timer_create failed";
+    return 0;
+  }
+  wakeTimerOn = 1;
+  luaThread = pthread_self();
+  __atomic_store_n(&wakeWanted, 1, __ATOMIC_RELEASE);
+  period.it_interval.tv_sec = ms / 1000;
+  period.it_interval.tv_nsec = (long)(ms % 1000) * 1000000L;
+  period.it_value = period.it_interval;
+  if (timer_settime(wakeTimer, 0, &period, NULL) != 0) {
+    lpn_wakeStop();
+    *why = "timer_settime failed";
+    return 0;
+  }
+  return 1;
+}
+
+void lpn_wakeStop(void) {
+  /* A signal already on its way is ignored by the handler from here on. */
+  __atomic_store_n(&wakeWanted, 0, __ATOMIC_RELEASE);
+  if (wakeTimerOn) {
+    timer_delete(wakeTimer);
+    wakeTimerOn = 0;
+  }
+}
+
+int lpn_wakeActive(void) { return wakeTimerOn; }
+#else
+int lpn_wakeStart(int ms, const char **why) {
+  (void)ms;
+  *why = "no wake timer on this platform (Linux only)";
+  return 0;
+}
+void lpn_wakeStop(void) {}
+int lpn_wakeActive(void) { return 0; }
+#endif
+unsigned long lpn_wakeSignals(void) { return wakeSignals; }
+
+int lpn_kickStart(void) {
+  struct sigaction current;
+  if (sigaction(SIGPROF, NULL, &current) != 0 || (current.sa_flags & SA_SIGINFO) ||
+      current.sa_handler == SIG_DFL || current.sa_handler == SIG_IGN) {
+    return 0;
+  }
+  jitKick = current.sa_handler;
+  return 1;
+}
+
+void lpn_kickStop(void) { jitKick = NULL; }
+
 #else /* no POSIX threads and signals: the runtime polls with a count hook instead */
 
 int lpn_watchStart(int fd, const char **why) {
@@ -340,5 +442,15 @@ const char *lpn_watchKind(void) { return "none"; }
 const char *lpn_watchProblem(void) { return NULL; }
 unsigned long lpn_watchSignals(void) { return 0; }
 void lpn_signalRestore(void) {}
+int lpn_wakeStart(int ms, const char **why) {
+  (void)ms;
+  *why = "no wake timer on this platform (needs POSIX signals)";
+  return 0;
+}
+void lpn_wakeStop(void) {}
+int lpn_wakeActive(void) { return 0; }
+unsigned long lpn_wakeSignals(void) { return 0; }
+int lpn_kickStart(void) { return 0; }
+void lpn_kickStop(void) {}
 
 #endif

@@ -7,7 +7,9 @@
  *
  * mcp sits above adapter because the MCP tools speak the adapter's own DAP dialect (its custom
  * events and requests); cli and extension are two tops that never import each other. Relative
- * imports are resolved against the importing file, so `../x` in src/mcp/tools/ is src/mcp/x.
+ * imports are resolved against the importing file, so `../x` in src/mcp/tools/ is src/mcp/x. A
+ * file's layer is its first folder under src/: src/session/breakpoints/ is the session layer, so
+ * the sub-folders of one layer import each other freely and the rule holds for each of them.
  */
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -35,7 +37,7 @@ export const PACKAGE_LAYERS = {
   '@modelcontextprotocol/sdk': ['mcp', 'cli', 'extension'],
 };
 
-/** The layer of a path under src/ (its first folder: `src/session/x.ts`, `src/protocol`). */
+/** The layer of a path under src/: its first folder (`src/session/x.ts`, `src/session/stop/x.ts`). */
 function layerOf(file) {
   const relative = path.relative(SRC, file);
   if (relative.startsWith('..') || path.isAbsolute(relative)) return undefined;

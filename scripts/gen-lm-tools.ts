@@ -7,7 +7,7 @@
  */
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
-import { lmToolContributions } from '../src/extension/lmToolManifest';
+import { lmToolContributions } from '../src/extension/agentTools/lmToolManifest';
 import { listServerTools } from '../src/cli/serverToolListing';
 
 async function main(): Promise<void> {

@@ -1,9 +1,9 @@
 #!/usr/bin/env node
 /**
- * Checks the C sources (native/ and bench/native/) against the repository's .clang-format:
- * `clang-format --dry-run --Werror`, which prints each place that would change and fails. With
- * `--write` it formats them in place instead. Needs clang-format (Debian: `apt-get install
- * clang-format`).
+ * Checks the C sources (native/, bench/native/ and test/hosts/) against the repository's
+ * .clang-format: `clang-format --dry-run --Werror`, which prints each place that would change
+ * and fails. With `--write` it formats them in place instead. Needs clang-format (Debian:
+ * `apt-get install clang-format`).
  *
  * Usage: node scripts/lint-c.mjs [--write]
  */
@@ -13,7 +13,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
-const FOLDERS = ['native', path.join('bench', 'native')];
+const FOLDERS = ['native', path.join('bench', 'native'), path.join('test', 'hosts')];
 const write = process.argv.includes('--write');
 
 const files = FOLDERS.flatMap((folder) =>

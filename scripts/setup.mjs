@@ -2,8 +2,10 @@
 // `npm run setup`: everything a fresh Debian machine needs before `npm test`.
 // 1. The Lua interpreters the tests and the demo run (lua5.1, lua5.2, lua5.3, lua5.4, luajit) with
 //    luasocket, and a C compiler with the Lua 5.1–5.4 headers for the native accelerator
-//    (scripts/build-native.mjs), and LÖVE with a virtual X server (love, xvfb, xauth) for the
-//    real-engine tests (test/love), and luacheck for `npm run lint`:
+//    (scripts/build-native.mjs), the static Lua and LuaJIT libraries with luasocket's static core
+//    for the test engine hosts (scripts/build-hosts.mjs: libluajit-5.1-dev, lua-socket-dev), and
+//    LÖVE with a virtual X server (love, xvfb, xauth) for the real-engine tests (test/love), and
+//    luacheck for `npm run lint`:
 //    installed through apt-get when running as root, otherwise the exact command is printed.
 // 2. The npm dependencies (`npm ci` from the lockfile).
 import { spawnSync } from 'node:child_process';
@@ -11,6 +13,7 @@ import { accessSync, constants, existsSync } from 'node:fs';
 import { delimiter, dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { ABIS, compilerWorks, findHeaders } from './build-native.mjs';
+import { HOSTS, HOST_APT_PACKAGES, missingFor } from './build-hosts.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const INTERPRETERS = ['lua5.1', 'lua5.2', 'lua5.3', 'lua5.4', 'luajit'];
@@ -26,6 +29,7 @@ const APT_PACKAGES = [
   'liblua5.2-dev',
   'liblua5.3-dev',
   'liblua5.4-dev',
+  ...HOST_APT_PACKAGES,
   'love',
   'xvfb',
   'xauth',
@@ -76,6 +80,12 @@ function missingParts() {
   const parts = INTERPRETERS.filter((command) => !luaReady(command));
   if (!compilerWorks()) parts.push('a C compiler (gcc)');
   for (const abi of ABIS) if (!findHeaders(abi)) parts.push(`Lua ${abi.version} headers`);
+  if (process.platform === 'linux') {
+    for (const host of HOSTS) {
+      const { missing } = missingFor(host);
+      if (missing.length > 0) parts.push(`engine-${host.name} host parts (${missing.join(', ')})`);
+    }
+  }
   parts.push(...LOVE_COMMANDS.filter((command) => !onPath(command)));
   parts.push(...LINT_COMMANDS.filter((command) => !onPath(command)));
   return parts;
@@ -85,7 +95,7 @@ const missing = missingParts();
 if (missing.length === 0) {
   console.log(
     `setup: found ${INTERPRETERS.join(', ')} with luasocket, gcc, the Lua 5.1-5.4 headers, ` +
-      'LÖVE, Xvfb and luacheck',
+      "the engine hosts' static libraries, LÖVE, Xvfb and luacheck",
   );
 } else if (
   process.platform === 'linux' &&

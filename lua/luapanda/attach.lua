@@ -9,6 +9,7 @@ local hook = require("luapanda.hook")
 local stack = require("luapanda.stack")
 local variables = require("luapanda.variables")
 local native = require("luapanda.native")
+local jitwake = require("luapanda.jitwake")
 local coroutines = require("luapanda.coroutines")
 local exceptions = require("luapanda.exceptions")
 local patches = require("luapanda.patches")
@@ -35,6 +36,32 @@ local lastAttempt = -math.huge
 local lastPoll = 0
 local serverSocket = nil
 local reportedNativeErrors = 0
+
+-- Attempts on this machine's loopback, and accepts of a listening game, return at once: they can
+-- come often. An attempt to reach another machine may wait connectTimeoutSec for an answer.
+local LOCAL_INTERVAL, REMOTE_INTERVAL = 0.25, 1
+
+local function isLoopback(host)
+  return host == "127.0.0.1" or host == "localhost" or host == "::1"
+end
+
+--- Seconds between two attempts to attach: the setting, or what suits where the IDE is.
+function M.interval()
+  local asked = tonumber(state.settings.attachInterval)
+  if asked and asked >= 0 then return asked end
+  if M.mode == "server" or isLoopback(M.host) then return LOCAL_INTERVAL end
+  return REMOTE_INTERVAL
+end
+
+--- While unattached, the native accelerator's wake timer makes the program poll every interval,
+--- whatever it does (without it: the garbage-collection heartbeat and LuaPanda.tick()).
+local function wakeWhileUnattached()
+  if M.attachMode and not link.current() then
+    native.wake(M.interval())
+  else
+    native.unwake()
+  end
+end
 
 --- The exception filters of a new link, until the IDE sets its own.
 local function defaultFilters()
@@ -63,6 +90,7 @@ function M.disconnect(reason)
   hookmode.update()
   -- Our hooks are off every thread now: the program's own go back.
   proghooks.uninstall()
+  wakeWhileUnattached()
 end
 
 -- A part found the link broken, or the IDE ended the session (link.drop).
@@ -108,7 +136,7 @@ function M.onPoll()
     reportProblems()
     return
   end
-  if M.attachMode and not M.handshaking and state.clock() - lastAttempt >= state.settings.attachInterval then
+  if M.attachMode and not M.handshaking and state.clock() - lastAttempt >= M.interval() then
     M.tryAttach()
   end
 end
@@ -120,7 +148,7 @@ function M.isDue()
   -- Connected: a game that runs few instructions per frame may take seconds to reach its count
   -- hook's next poll, so a safe point reads the link too, a few times a second at most.
   if link.current() then return state.clock() - lastPoll >= state.settings.tickPollSec end
-  return M.attachMode and state.clock() - lastAttempt >= state.settings.attachInterval
+  return M.attachMode and state.clock() - lastAttempt >= M.interval()
 end
 
 --- A safe point (the one-shot hook, tick()): never inside a finalizer or the runtime.
@@ -160,6 +188,11 @@ local function onAttached()
   proghooks.install(hook.pool(), hook.isOurs, hook.onProgramHook)
   jitview.install()
   coroutines.install()
+  local _, truncated = coroutines.adoptExisting(state.settings)
+  if truncated then
+    link.log("LuaPanda: the search for coroutines created before the IDE attached stopped early (a"
+      .. " very large heap): one of them resumed from C may not stop at its breakpoints", 2)
+  end
   exceptions.apply()
   native.attach(link.current(), state.settings)
   hookmode.update()
@@ -216,6 +249,7 @@ function M.tryAttach(acceptTimeout, connectTimeout)
   end
   if not l then return false end
   link.set(l)
+  native.unwake()
   M.handshaking = true
   local wasInside = hook.setInside(true)
   local ok, result = pcall(handshake, l)
@@ -248,9 +282,11 @@ function M.connect(mode, host, port)
   -- once there (no cost without an IDE), and a busy machine may take a while to complete a
   -- connect. Retries and remote hosts keep the short timeout (a host that drops the attempt
   -- would stall the game for the whole timeout).
-  local loopback = host == "127.0.0.1" or host == "localhost" or host == "::1"
-  local connectTimeout = loopback and math.max(settings.connectTimeoutSec, 1) or nil
-  return M.tryAttach(mode == "server" and settings.listeningTimeoutSec or nil, connectTimeout)
+  local connectTimeout = isLoopback(host) and math.max(settings.connectTimeoutSec, 1) or nil
+  local attached = M.tryAttach(mode == "server" and settings.listeningTimeoutSec or nil, connectTimeout)
+  jitwake.start(native.module(), settings)
+  wakeWhileUnattached()
+  return attached
 end
 
 --- stopAttach(): detach, and stop trying to attach.
@@ -258,6 +294,8 @@ function M.stopAttach()
   M.attachMode = false
   if link.current() then M.disconnect("stopAttach") end
   wakeup.stop()
+  native.unwake()
+  jitwake.stop(native.module())
   native.detach()
   if serverSocket then pcall(serverSocket.close, serverSocket) serverSocket = nil end
   hook.configure({ enabled = false })

@@ -41,7 +41,7 @@ M.HOOK_MODES = {
   inside = 2,
 }
 M.NATIVE = {
-  apiVersion = 6,
+  apiVersion = 7,
   modeDepth = 400,
 }
 return M

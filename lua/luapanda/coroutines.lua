@@ -13,6 +13,7 @@ local argerrors = require("luapanda.argerrors")
 local native = require("luapanda.native")
 local events = require("luapanda.events")
 local stepping = require("luapanda.stepping")
+local threadscan = require("luapanda.threadscan")
 
 local M = {}
 
@@ -57,6 +58,17 @@ local function adopt(co)
     threads.prepare(co)
   end
   return e
+end
+
+--- Adopts the coroutines that existed before the IDE attached (threadscan.lua): each gets its
+--- hook, however it is resumed. Returns how many, and whether the search ended early.
+function M.adoptExisting(settings)
+  if not threadscan.needed or settings.adoptCoroutines == false then return 0, false end
+  local mod = native.module()
+  local upvalueOf = mod and type(mod.upvalue) == "function" and mod.upvalue or nil
+  local found, truncated = threadscan.find(function(co) return known[co] ~= nil end, upvalueOf)
+  for _, co in ipairs(found) do adopt(co) end
+  return #found, truncated
 end
 
 local finish

@@ -84,6 +84,35 @@ function M.attach(link, settings)
   link.beforeClose = M.detach
 end
 
+-- The wake timer's period while unattached (ms), or nil when it is not running; why it could not
+-- start, if it could not.
+local wakingMs, wakeProblem = nil, nil
+
+--- While no IDE is attached: a poll every `seconds` (the native wake timer), so that the program
+--- tries to attach on time however little it allocates. False when it cannot run here.
+function M.wake(seconds)
+  if not mod then return false end
+  local ms = math.max(1, math.floor(seconds * 1000 + 0.5))
+  if wakingMs == ms then return true end
+  local ok, why = mod.wake(ms)
+  wakingMs = ok and ms or nil
+  wakeProblem = (not ok) and tostring(why) or nil
+  return ok and true or false
+end
+
+--- Ends the wake timer (an IDE attached, or stopAttach()).
+function M.unwake()
+  if mod and wakingMs then mod.unwake() end
+  wakingMs = nil
+end
+
+--- How an unattached program notices an IDE, in words (getInfo, doctor, the 2 s hint).
+function M.wakeDescription()
+  if wakingMs then return "native wake timer every " .. wakingMs .. " ms" end
+  if wakeProblem then return "no native wake timer: " .. wakeProblem end
+  return nil
+end
+
 --- The connection ends (before its socket closes).
 function M.detach()
   if mod then
@@ -104,6 +133,8 @@ function M.describe()
     parts[#parts + 1] = "watcher on (" .. tostring(st.watcher) .. "; no hook while idle)"
   elseif watchProblem then
     parts[#parts + 1] = "watcher off: " .. watchProblem
+  elseif st.waking then
+    parts[#parts + 1] = "watcher off (not connected; wake timer on: " .. string.format("%d", st.wakeSignals or 0) .. " signals)"
   else
     parts[#parts + 1] = "watcher off (not connected)"
   end

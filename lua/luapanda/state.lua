@@ -6,7 +6,9 @@ local M = {}
 
 -- User-editable settings (upstream names), exposed through LuaPanda.
 M.settings = {
-  attachInterval = 1,          -- seconds between reconnect attempts
+  attachInterval = nil,        -- seconds between attempts to attach (nil: 0.25 while the IDE is
+                               -- on this machine or the game listens, 1 when connecting elsewhere,
+                               -- where an attempt may wait connectTimeoutSec)
   connectTimeoutSec = 0.05,
   listeningTimeoutSec = 0.5,
   handshakeTimeoutSec = 10,    -- the IDE accepted the connection but sent nothing: give up
@@ -15,6 +17,12 @@ M.settings = {
   jitOffWhileAttached = false, -- LuaJIT: true keeps the compiler off while attached, so that
                                -- pause stops even a compiled loop that never leaves its trace
   useNative = true,            -- use the native accelerator (luapanda_native<abi>) when found
+  adoptCoroutines = true,      -- at attach, find the coroutines made before it (threadscan.lua)
+                               -- so that they stop however they are resumed (a heap walk: about
+                               -- 0.6 s for 30 MB of small tables, Lua 5.4; LuaJIT needs none)
+  jitProfiler = true,          -- LuaJIT with the accelerator: run LuaJIT's profiler (line mode,
+                               -- no samples) so that compiled loops notice the IDE (jitwake.lua);
+                               -- false for a program that runs jit.profile itself
   hookStrategy = "auto",       -- pure Lua, with line breakpoints: "calls" hooks calls,
                                -- "lines" every line through a filter of breakpoint lines, "auto"
                                -- picks per thread whichever costs less (hookchoice.lua)

@@ -8,7 +8,7 @@
  */
 import type { DebugProtocol } from '@vscode/debugprotocol';
 import { EvaluateContext, LuaSession, SessionError } from '../session';
-import { isLuaKeyword } from '../session/luaKeys';
+import { isLuaKeyword } from '../session/stop/luaKeys';
 
 /** Marks an evaluate answer whose `result` is an error message, not a value. */
 export const FAILED_EVALUATION = 'failedEvaluation';

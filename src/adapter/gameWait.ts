@@ -2,11 +2,18 @@
  * The attach wait as the user sees it: where the session waits for the game and for how long, as
  * a console line and — for a client that reports progress — as a cancellable progress
  * notification (DAP `progressStart`/`progressEnd`; the client's `cancel` with the progress id
- * ends the wait). Texts only and the event pair; the session does the waiting.
+ * ends the wait); after a moment without a game, a hint on what the game may be missing (a
+ * `progressUpdate` and a console line). Texts and events only; the session does the waiting.
  */
-import { Event } from '@vscode/debugadapter';
+import { Event, OutputEvent } from '@vscode/debugadapter';
 import type { DebugProtocol } from '@vscode/debugprotocol';
-import { DEFAULT_CONNECTION_HOST, describeListenHost, isLoopbackHost } from '../session';
+import {
+  ATTACH_HINT_AFTER_MS,
+  DEFAULT_CONNECTION_HOST,
+  describeListenHost,
+  isLoopbackHost,
+  slowAttachHint,
+} from '../session';
 
 export interface GameWaitSpec {
   readonly port: number;
@@ -23,6 +30,7 @@ let counter = 0;
 export class GameWait {
   readonly progressId = `luapanda-attach-${++counter}`;
   private open = false;
+  private hintTimer: NodeJS.Timeout | undefined;
 
   constructor(
     readonly spec: GameWaitSpec,
@@ -91,12 +99,29 @@ export class GameWait {
       cancellable: true,
     };
     this.send(new Event('progressStart', body) as DebugProtocol.ProgressStartEvent);
+    this.hintTimer = setTimeout(() => this.hint(), ATTACH_HINT_AFTER_MS);
+    this.hintTimer.unref();
+  }
+
+  /** The wait goes on: what a game that runs already may be missing, and the fix. */
+  private hint(): void {
+    this.hintTimer = undefined;
+    if (!this.open) return;
+    const text = slowAttachHint(this.spec.port, this.spec.dialHost !== undefined);
+    const body: DebugProtocol.ProgressUpdateEvent['body'] = {
+      progressId: this.progressId,
+      message: text,
+    };
+    this.send(new Event('progressUpdate', body) as DebugProtocol.ProgressUpdateEvent);
+    this.send(new OutputEvent(`${text}\n`, 'console'));
   }
 
   /** Closes the notification (once), saying how the wait ended. */
   end(message: string): void {
     if (!this.open) return;
     this.open = false;
+    if (this.hintTimer) clearTimeout(this.hintTimer);
+    this.hintTimer = undefined;
     const body: DebugProtocol.ProgressEndEvent['body'] = { progressId: this.progressId, message };
     this.send(new Event('progressEnd', body) as DebugProtocol.ProgressEndEvent);
   }

@@ -55,7 +55,7 @@ import {
 import { ENDED_EVENT, EndedEventBody } from './endedEvent';
 import { WARNING_EVENT, WarningEventBody } from './warningEvent';
 import { evaluateBody } from './evaluation';
-import { GameWait } from './gameWait';
+import { GameWait, GameWaitSpec } from './gameWait';
 import { exceptionFilterBreakpoints, exceptionFilterRequests } from './exceptionFilterArgs';
 import { claimGame, offeredGameId } from './gameHandoff';
 import { GameHub } from './gameHub';
@@ -253,25 +253,41 @@ export class LuaDebugSession extends LoggingDebugSession {
                 tracer,
               }),
             );
-      // The console line says where it listens: beyond this machine too, when it does.
-      const wait = new GameWait({ port, dialHost, listenHost, seconds }, (event) =>
-        this.sendEvent(event),
-      );
-      this.sendEvent(new OutputEvent(wait.consoleLine(), 'console'));
-      const started = session.start(connector, { connectTimeoutMs: seconds * 1000 });
-      if (!this.clientShowsProgress) {
-        await started;
-        return;
-      }
-      this.gameWait = wait;
-      wait.begin();
-      // From here a failure is told by the session's end (once), not by this response.
-      this.failureInResponse = false;
-      started.then(
-        () => wait.end('The game connected.'),
-        (error: unknown) => wait.end(toSessionError(error).message.split('\n')[0]),
+      await this.waitForGame(
+        { port, dialHost, listenHost, seconds },
+        () => session.start(connector, { connectTimeoutMs: seconds * 1000 }),
+        'The game connected.',
       );
     });
+  }
+
+  /**
+   * The wait for the game of an attach (plain or as the hub of games): a console line says where
+   * the game is awaited, then `start` begins the wait. A client that shows progress gets the
+   * attach response at once, with a cancellable progress notification that ends with `connected`
+   * or the failure's first line; others get the response once the game connected (or did not).
+   */
+  private async waitForGame(
+    spec: GameWaitSpec,
+    start: () => Promise<void>,
+    connected: string,
+  ): Promise<void> {
+    const wait = new GameWait(spec, (event) => this.sendEvent(event));
+    // The console line says where it listens: beyond this machine too, when it does.
+    this.sendEvent(new OutputEvent(wait.consoleLine(), 'console'));
+    const started = start();
+    if (!this.clientShowsProgress) {
+      await started;
+      return;
+    }
+    this.gameWait = wait;
+    wait.begin();
+    // From here a failure is told by the session's end (once), not by the attach response.
+    this.failureInResponse = false;
+    started.then(
+      () => wait.end(connected),
+      (error: unknown) => wait.end(toSessionError(error).message.split('\n')[0]),
+    );
   }
 
   /** The client cancelled a progress notification: the attach wait ends at once. */
@@ -580,19 +596,10 @@ export class LuaDebugSession extends LoggingDebugSession {
       connectionTimeoutS: seconds,
       tracer: settings.tracer,
     });
-    const wait = new GameWait({ port, listenHost, seconds }, (event) => this.sendEvent(event));
-    this.sendEvent(new OutputEvent(wait.consoleLine(), 'console'));
-    const started = hub.start(seconds * 1000);
-    if (!this.clientShowsProgress) {
-      await started;
-      return;
-    }
-    this.gameWait = wait;
-    wait.begin();
-    this.failureInResponse = false;
-    started.then(
-      () => wait.end('A game connected.'),
-      (error: unknown) => wait.end(toSessionError(error).message.split('\n')[0]),
+    await this.waitForGame(
+      { port, listenHost, seconds },
+      () => hub.start(seconds * 1000),
+      'A game connected.',
     );
   }
 

@@ -4,7 +4,7 @@
  */
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { LuaDebugSession } from '../adapter';
-import { HeadlessChannel } from '../mcp/headlessChannel';
+import { HeadlessChannel } from '../mcp/headless/headlessChannel';
 import { createMcpServer } from '../mcp/server';
 import { SessionMonitor } from '../mcp/sessionMonitor';
 import { Approver, ToolContext, ToolSettings } from '../mcp/tools/context';

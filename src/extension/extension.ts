@@ -8,23 +8,23 @@
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { SessionMonitor } from '../mcp/sessionMonitor';
-import { showAgentWaiting } from './agentWaiting';
-import { BreakpointDiagnostics } from './breakpointDiagnostics';
-import { bridgeInput, registerClientConfigCommands } from './clientConfigCommands';
-import { clientTemplates } from './clientConfigs';
-import { registerLuaDebugger } from './debugAdapter';
-import { registerDebugCommands } from './debugCommands';
-import { LanguageModelTools } from './languageModelTools';
-import { McpRegistration } from './mcpRegistration';
-import { registerMcpServerCommands } from './mcpServerCommands';
-import { ContextKeys, StatusBar, panelActions } from './panel';
+import { showAgentWaiting } from './mcpServer/agentWaiting';
+import { BreakpointDiagnostics } from './debug/breakpointDiagnostics';
+import { bridgeInput, registerClientConfigCommands } from './clientConfigs/clientConfigCommands';
+import { clientTemplates } from './clientConfigs/clientConfigs';
+import { registerLuaDebugger } from './debug/debugAdapter';
+import { registerDebugCommands } from './debug/debugCommands';
+import { LanguageModelTools } from './agentTools/languageModelTools';
+import { McpRegistration } from './mcpServer/mcpRegistration';
+import { registerMcpServerCommands } from './mcpServer/mcpServerCommands';
+import { ContextKeys, StatusBar, panelActions } from './mcpServer/panel';
 import { ReadOnlyDocuments } from './readOnlyDocs';
-import { McpServerManager } from './serverManager';
-import { showServerStatus } from './serverStatus';
+import { McpServerManager } from './mcpServer/serverManager';
+import { showServerStatus } from './mcpServer/serverStatus';
 import { readSettings } from './settings';
 import { watchSettings } from './settingsWatcher';
-import { toolServerFactory } from './toolServer';
-import { VscodeDebugChannel } from './vscodeChannel';
+import { toolServerFactory } from './agentTools/toolServer';
+import { VscodeDebugChannel } from './agentTools/vscodeChannel';
 
 export interface ExtensionApi {
   readonly manager: McpServerManager;

@@ -4,8 +4,8 @@
  * the auto-start switch.
  */
 import * as vscode from 'vscode';
-import { LanguageModelTools } from './languageModelTools';
-import { McpServerManager } from './serverManager';
+import { LanguageModelTools } from './agentTools/languageModelTools';
+import { McpServerManager } from './mcpServer/serverManager';
 
 export function watchSettings(
   manager: McpServerManager,

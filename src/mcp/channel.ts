@@ -1,8 +1,8 @@
 /**
  * The small channel the MCP tools are written against: debug sessions that take DAP requests and
  * emit DAP events, a way to start them, and breakpoints that exist with or without a session.
- * Headless, our adapter runs in process behind it (headlessChannel.ts); inside VS Code it is VS
- * Code's own debug API, so the same tools drive any debugger the user has.
+ * Headless, our adapter runs in process behind it (headless/headlessChannel.ts); inside VS Code
+ * it is VS Code's own debug API, so the same tools drive any debugger the user has.
  */
 import type { DebugProtocol } from '@vscode/debugprotocol';
 import type { ExceptionFilterEntry, ExceptionFilterState } from './exceptionFilters';

@@ -323,6 +323,16 @@ export class SessionMonitor implements Disposable {
         );
         return;
       }
+      case 'progressUpdate': {
+        // The wait goes on with news (the attach wait's hint): it replaces the detail.
+        const body = (event as DebugProtocol.ProgressUpdateEvent).body;
+        const started = tracked?.progress.get(body.progressId);
+        if (started !== undefined && body.message) {
+          const title = started.split(': ')[0];
+          tracked?.progress.set(body.progressId, `${title}: ${body.message}`);
+        }
+        return;
+      }
       case 'progressEnd':
         tracked?.progress.delete((event as DebugProtocol.ProgressEndEvent).body.progressId);
         return;

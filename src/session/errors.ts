@@ -68,7 +68,7 @@ export function toSessionError(
 
 /**
  * The failures of the session model, as factories: code and message together, so that the same
- * failure reads the same wherever it is raised. (Set-up failures: setupErrors.ts.)
+ * failure reads the same wherever it is raised. (Set-up failures: link/setupErrors.ts.)
  */
 export const sessionErrors = {
   /** A command the program's state does not allow. */

@@ -9,6 +9,7 @@ import type { FeatureSet, IdeRequestInfo, ReplyInfo } from '../protocol';
 import { SessionError, toSessionError } from './errors';
 import { HotReloadReport, normalizeReport } from './hotReload';
 import { isAbsolutePath, joinPath } from './paths';
+import { SLOW_POLL_HINT } from './link/attachHint';
 
 export interface HotReloadHost {
   readonly cwd: string;
@@ -45,17 +46,12 @@ export async function hotReloadFile(
     const failure = toSessionError(error);
     if (failure.code !== 'request-timeout') throw failure;
     // A running program reads commands at its safe points only (a hook, a GC step, tick()).
-    const compiled = host.features.has('jitCompiles')
-      ? ' Under LuaJIT, compiled code runs no debug hook: a loop that stays compiled is reached ' +
-        'only where it calls LuaPanda.tick() (once a frame), or with ' +
-        'LuaPanda.settings.jitOffWhileAttached = true.'
-      : '';
     throw new SessionError(
       'request-timeout',
       `Hot reload of ${local}: the program did not reach a safe point in ` +
-        `${seconds(host.timeoutMs)} s (it may be blocked, or in a long loop without calls).` +
-        `${compiled} The reload is still queued and happens when it does, without a report; ` +
-        'pause the program and reload again to see one.',
+        `${seconds(host.timeoutMs)} s (it may be blocked, or waiting for its next poll). ` +
+        `${SLOW_POLL_HINT} The reload is still queued and happens when it does, without a ` +
+        'report; pause the program and reload again to see one.',
     );
   }
 }

@@ -18,22 +18,23 @@ import type {
   ReplyInfo,
   RequestCommand,
 } from '../protocol';
-import { Breakpoint, BreakpointSpec, BreakpointStore } from './breakpoints';
-import { BreakpointSync } from './breakpointSync';
-import type { Connector } from './connectors';
+import { Breakpoint, BreakpointSpec, BreakpointStore } from './breakpoints/breakpoints';
+import { BreakpointSync } from './breakpoints/breakpointSync';
+import type { Connector } from './link/connectors';
 import { SessionError, sessionErrors, toSessionError } from './errors';
-import { pauseCompiledCode } from './compiledPause';
+import { pauseCompiledCode } from './stop/compiledPause';
+import { SLOW_POLL_HINT } from './link/attachHint';
 import {
   ExceptionFilterResult,
   ExceptionFilterSpec,
   exceptionFilterWire,
-} from './exceptionFilters';
-import { ExitStatus, describeExit, exitNumber } from './exitStatus';
+} from './breakpoints/exceptionFilters';
+import { ExitStatus, describeExit, exitNumber } from './link/exitStatus';
 import type { HotReloadReport } from './hotReload';
 import { hotReloadFile } from './hotReloadRequest';
-import { Ask, EvaluateContext, assignIn, evaluateIn } from './inspection';
+import { Ask, EvaluateContext, assignIn, evaluateIn } from './stop/inspection';
 import { SourceMapper } from './paths';
-import { SessionLink } from './sessionLink';
+import { SessionLink } from './link/sessionLink';
 import { SessionState, StateMachine } from './state';
 import {
   MAIN_THREAD_ID,
@@ -41,14 +42,14 @@ import {
   ThreadRegistry,
   buildStop,
   sameNameFakeHit,
-} from './stopSnapshot';
-import { FunctionNames } from './functionNames';
+} from './stop/stopSnapshot';
+import { FunctionNames } from './stop/functionNames';
 import {
   FunctionBreakpoint,
   FunctionBreakpointSpec,
   FunctionBreakpointStore,
-} from './functionBreakpoints';
-import { FunctionBreakpointSync } from './functionBreakpointSync';
+} from './breakpoints/functionBreakpoints';
+import { FunctionBreakpointSync } from './breakpoints/functionBreakpointSync';
 import type {
   EvaluateResult,
   Frame,
@@ -60,10 +61,10 @@ import type {
   StopInfo,
   Thread,
 } from './types';
-import { StopState } from './stopState';
-import type { Page } from './variables';
+import { StopState } from './stop/stopState';
+import type { Page } from './stop/variables';
 
-export { greetGame } from './sessionLink';
+export { greetGame } from './link/sessionLink';
 
 type ResumeCommand = 'continue' | 'stopOnStep' | 'stopOnStepIn' | 'stopOnStepOut';
 
@@ -296,7 +297,14 @@ export class LuaSession extends EventEmitter<LuaSessionEvents> {
     if (this.link.features.has('jitCompiles')) {
       await pauseCompiledCode(this.request('pause', {}, 0), this.settings.compiledPauseMs);
     } else if (this.link.features.has('pause')) {
-      await this.request('pause', {});
+      await this.request('pause', {}).catch((error: unknown) => {
+        const failure = toSessionError(error);
+        if (failure.code !== 'request-timeout') throw failure;
+        throw new SessionError(
+          'request-timeout',
+          `The game did not answer the pause in time. ${SLOW_POLL_HINT}`,
+        );
+      });
     } else {
       this.pauseEmulated = true;
       await this.request('stopOnStepIn', {});

@@ -4,8 +4,8 @@
  */
 import type { Tracer } from '../common/trace';
 import type { LuaConnection, ProtocolError, StopCommand } from '../protocol';
-import type { Breakpoint } from './breakpoints';
-import type { FunctionBreakpoint } from './functionBreakpoints';
+import type { Breakpoint } from './breakpoints/breakpoints';
+import type { FunctionBreakpoint } from './breakpoints/functionBreakpoints';
 import type { SessionError } from './errors';
 import type { StateChange } from './state';
 

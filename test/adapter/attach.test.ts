@@ -7,6 +7,7 @@ import { LuaInterpreter, luaInterpreters } from '../harness/interpreters';
 import { REPO_ROOT, spawnLua } from '../harness/luaProcess';
 import { omit, scenario } from '../harness/scenario';
 import { DapTest, TIMEOUT_MS, fixture, freePort } from './dapHarness';
+import { useDapTest } from './useDapTest';
 
 const RUNTIME_DIR = path.join(REPO_ROOT, 'dist', 'lua');
 const reconnect = scenario('reconnect');
@@ -34,13 +35,7 @@ async function attachGame(
 for (const lua of luaInterpreters()) {
   describe(`adapter attach on ${lua.command}`, function () {
     this.timeout(30_000);
-    let t: DapTest;
-    beforeEach(async () => {
-      t = await new DapTest().open();
-    });
-    afterEach(async () => {
-      await t.close();
-    });
+    const t = useDapTest();
 
     it('waits for the game, stops it, detaches and lets it run on', async () => {
       const { game, stop } = await attachGame(t, lua, fixture('attach.lua'));
@@ -124,13 +119,7 @@ for (const lua of luaInterpreters()) {
 }
 
 describe('adapter attach errors', () => {
-  let t: DapTest;
-  beforeEach(async () => {
-    t = await new DapTest().open();
-  });
-  afterEach(async () => {
-    await t.close();
-  });
+  const t = useDapTest();
 
   it('says when the port is in use', async () => {
     const blocker = net.createServer();

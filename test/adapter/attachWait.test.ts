@@ -8,7 +8,8 @@ import * as net from 'node:net';
 import * as path from 'node:path';
 import { luaInterpreters } from '../harness/interpreters';
 import { REPO_ROOT } from '../harness/luaProcess';
-import { DapTest, TIMEOUT_MS, fixture, freePort } from './dapHarness';
+import { TIMEOUT_MS, fixture, freePort } from './dapHarness';
+import { useDapTest } from './useDapTest';
 
 const RUNTIME_DIR = path.join(REPO_ROOT, 'dist', 'lua');
 const PROGRESS = { client: { supportsProgressReporting: true } };
@@ -21,13 +22,7 @@ function progressBody(event: DebugProtocol.Event): DebugProtocol.ProgressStartEv
 
 describe('adapter attach wait', function () {
   this.timeout(30_000);
-  let t: DapTest;
-  beforeEach(async () => {
-    t = await new DapTest().open();
-  });
-  afterEach(async () => {
-    await t.close();
-  });
+  const t = useDapTest();
 
   it('answers at once and shows a cancellable progress; cancel ends the wait', async () => {
     const port = await freePort();
@@ -50,6 +45,24 @@ describe('adapter attach wait', function () {
     assert.equal((end as DebugProtocol.ProgressEndEvent).body.progressId, body.progressId);
     assert.match(t.output, /Stopped waiting for the Lua program/);
     assert.equal(t.outputs.filter((o) => o.category === 'important').length, 0);
+  });
+
+  it('after a moment without a game, says what a running game may miss and the fix', async () => {
+    const port = await freePort();
+    await t.start('attach', { connectionPort: port, connectionTimeout: FOREVER_S }, PROGRESS);
+    const [start] = await t.eventsNamed('progressStart');
+    const [update] = await t.eventsNamed('progressUpdate');
+    const body = (update as DebugProtocol.ProgressUpdateEvent).body;
+    assert.equal(body.progressId, progressBody(start).progressId);
+    const hint = body.message ?? '';
+    assert.match(hint, /No game yet after 2 s/);
+    assert.match(hint, new RegExp(`start\\(host, ${port}\\)`));
+    assert.match(hint, /native accelerator/);
+    assert.match(hint, /LuaPanda"\)\.tick\(\) once per frame/);
+    // The Debug Console says it too (a client without progress notifications sees it there).
+    assert.ok(t.output.includes(hint), t.output);
+    await t.dc.customRequest('cancel', { progressId: body.progressId });
+    await t.ended();
   });
 
   it('Stop (disconnect) ends the wait at once', async () => {
@@ -81,7 +94,8 @@ describe('adapter attach wait', function () {
     assert.match(message, /no luasocket/);
     assert.match(message, /Set "connectionHost": "0\.0\.0\.0" \(every interface\)/);
     assert.match(message, /firewall/);
-    assert.match(message, /started before the debugger is fine/);
+    assert.match(message, /gives the runtime no chance to try/);
+    assert.match(message, /tick\(\) once per frame/);
     const [ended] = await t.eventsNamed('luapandaEnded');
     assert.deepEqual((ended.body as { error: unknown }).error, { code: 'no-connection', id: 3025 });
     await t.eventsNamed('progressEnd');

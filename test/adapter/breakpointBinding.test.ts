@@ -8,7 +8,8 @@ import * as assert from 'node:assert/strict';
 import * as path from 'node:path';
 import type { DebugProtocol } from '@vscode/debugprotocol';
 import { luaInterpreters } from '../harness/interpreters';
-import { DapTest, fixture, markerLine as lineOf } from './dapHarness';
+import { fixture, markerLine as lineOf } from './dapHarness';
+import { useDapTest } from './useDapTest';
 
 const MAIN = fixture(path.join('binding', 'main.lua'));
 const LATE = fixture(path.join('binding', 'late.lua'));
@@ -16,13 +17,7 @@ const LATE = fixture(path.join('binding', 'late.lua'));
 for (const lua of luaInterpreters()) {
   describe(`breakpoint binding through the adapter on ${lua.command}`, function () {
     this.timeout(30_000);
-    let t: DapTest;
-    beforeEach(async () => {
-      t = await new DapTest().open();
-    });
-    afterEach(async () => {
-      await t.close();
-    });
+    const t = useDapTest();
 
     /** Every state of adapter breakpoint `id` that breakpoint events told, in order. */
     function states(id: number | undefined): DebugProtocol.Breakpoint[] {

@@ -9,13 +9,14 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { luaInterpreters } from '../harness/interpreters';
 import { REPO_ROOT, spawnLua } from '../harness/luaProcess';
-import { DapTest, fixture, freePort } from './dapHarness';
+import { fixture, freePort } from './dapHarness';
+import { useDapTest } from './useDapTest';
 import {
   describeListenHost,
   exposureNotice,
   isLoopbackHost,
   localAddressOf,
-} from '../../src/session/listenHost';
+} from '../../src/session/link/listenHost';
 
 const RUNTIME_DIR = path.join(REPO_ROOT, 'dist', 'lua');
 const PROGRESS = { client: { supportsProgressReporting: true } };
@@ -64,13 +65,7 @@ describe('connectionHost: where the debug port listens', () => {
     this.timeout(30_000);
     const lua = luaInterpreters()[0];
     const file = fixture('attach.lua');
-    let t: DapTest;
-    beforeEach(async () => {
-      t = await new DapTest().open();
-    });
-    afterEach(async () => {
-      await t.close();
-    });
+    const t = useDapTest();
 
     it('attach listens on 127.0.0.1 only by default: the network address is refused', async function () {
       const address = networkAddress();

@@ -33,6 +33,7 @@ export interface StartOptions {
 /** Events a test may look for after they came, in order. */
 const RECORDED_EVENTS = [
   'progressStart',
+  'progressUpdate',
   'progressEnd',
   'luapandaEnded',
   'luapandaWarning',

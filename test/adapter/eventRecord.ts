@@ -10,7 +10,7 @@ import type { DebugProtocol } from '@vscode/debugprotocol';
 import * as path from 'node:path';
 import { ENDED_EVENT, endedEventBodySchema } from '../../src/adapter/endedEvent';
 import { WARNING_EVENT, warningEventBodySchema } from '../../src/adapter/warningEvent';
-import { NOT_CONNECTED_MESSAGE } from '../../src/session/breakpointView';
+import { NOT_CONNECTED_MESSAGE } from '../../src/session/breakpoints/breakpointView';
 import { SCENARIOS_DIR } from '../harness/scenario';
 
 /** Names numeric ids (`bp#1`, `thread#2`…) in the order they first appear. */

@@ -6,7 +6,8 @@ import * as assert from 'node:assert/strict';
 import * as path from 'node:path';
 import type { DebugProtocol } from '@vscode/debugprotocol';
 import { luaInterpreters } from '../harness/interpreters';
-import { DapTest, fixture, markerLine as lineOf } from './dapHarness';
+import { fixture, markerLine as lineOf } from './dapHarness';
+import { useDapTest } from './useDapTest';
 
 const MAIN = fixture(path.join('fnbp', 'main.lua'));
 const UTIL = fixture(path.join('fnbp', 'util.lua'));
@@ -14,13 +15,7 @@ const UTIL = fixture(path.join('fnbp', 'util.lua'));
 for (const lua of luaInterpreters()) {
   describe(`function breakpoints through the adapter on ${lua.command}`, function () {
     this.timeout(30_000);
-    let t: DapTest;
-    beforeEach(async () => {
-      t = await new DapTest().open();
-    });
-    afterEach(async () => {
-      await t.close();
-    });
+    const t = useDapTest();
 
     const latest = (id: number | undefined) =>
       t.events

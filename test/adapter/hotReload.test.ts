@@ -1,6 +1,6 @@
 /**
  * Hot reload through DAP (`luapanda/hotReload`) with the DAP test client against the adapter out
- * of process, on real Lua: a game loop (test/fixtures/reload, copied to a temp folder, which the
+ * of process, on real Lua: a game loop (test/scenarios/hotReload, copied to a temp folder, which the
  * test changes) prints values computed by a module's functions; the module is reloaded while the
  * game is stopped at a breakpoint and while it runs, and its output changes from the next call
  * on while the module's state goes on. A file that does not compile changes nothing.
@@ -12,10 +12,11 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import type { HotReloadReport } from '../../src/session/hotReload';
 import { luaInterpreters } from '../harness/interpreters';
-import { REPO_ROOT } from '../harness/luaProcess';
-import { DapTest, markerLine, rawRequest } from './dapHarness';
+import { scenario } from '../harness/scenario';
+import { markerLine, rawRequest } from './dapHarness';
+import { useDapTest } from './useDapTest';
 
-const FIXTURE = path.join(REPO_ROOT, 'test', 'fixtures', 'reload');
+const FIXTURE = scenario('hotReload').dir;
 const REQUEST = 'luapanda/hotReload';
 
 /** A copy of the reload game in a temp folder: the test rewrites its scoring.lua. */
@@ -53,11 +54,7 @@ function frameLines(output: string): Line[] {
 
 describe('adapter: luapanda/hotReload arguments', function () {
   this.timeout(30_000);
-  let t: DapTest;
-  beforeEach(async () => {
-    t = await new DapTest().open();
-  });
-  afterEach(() => t.close());
+  const t = useDapTest();
 
   it('refuses arguments without a path, saying what is expected', async () => {
     for (const args of [{}, { path: 5 }, { path: 'a.lua', source: 7 }]) {
@@ -80,15 +77,13 @@ describe('adapter: luapanda/hotReload arguments', function () {
 for (const lua of luaInterpreters()) {
   describe(`adapter hot reload on ${lua.command}`, function () {
     this.timeout(60_000);
-    let t: DapTest;
+    const t = useDapTest();
     let copy: Awaited<ReturnType<typeof gameCopy>>;
 
     beforeEach(async () => {
       copy = await gameCopy();
-      t = await new DapTest().open();
     });
     afterEach(async () => {
-      await t.close();
       await fs.rm(copy.folder, { recursive: true, force: true });
     });
 

@@ -7,7 +7,8 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { luaInterpreters } from '../harness/interpreters';
-import { DapTest, fixture } from './dapHarness';
+import { fixture } from './dapHarness';
+import { useDapTest } from './useDapTest';
 
 /** Environment that hides luasocket from every Lua version: its C search paths hold nothing. */
 function withoutLuasocket(emptyDir: string): Record<string, string> {
@@ -22,14 +23,12 @@ function withoutLuasocket(emptyDir: string): Record<string, string> {
 
 describe('adapter launch checks', function () {
   this.timeout(30_000);
-  let t: DapTest;
+  const t = useDapTest();
   let scratch: string;
-  beforeEach(async () => {
-    t = await new DapTest().open();
+  beforeEach(() => {
     scratch = fs.mkdtempSync(path.join(os.tmpdir(), 'luapanda-launch-check-'));
   });
-  afterEach(async () => {
-    await t.close();
+  afterEach(() => {
     fs.rmSync(scratch, { recursive: true, force: true });
   });
 

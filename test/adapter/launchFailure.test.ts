@@ -7,6 +7,7 @@ import * as assert from 'node:assert/strict';
 import * as net from 'node:net';
 import { luaInterpreters } from '../harness/interpreters';
 import { DapTest, fixture, rawRequest } from './dapHarness';
+import { useDapTest } from './useDapTest';
 
 interface Shown {
   response: DebugProtocol.Response;
@@ -48,13 +49,7 @@ async function failedStart(
 
 describe('adapter: a failed launch or attach is shown once', function () {
   this.timeout(30_000);
-  let t: DapTest;
-  beforeEach(async () => {
-    t = await new DapTest().open();
-  });
-  afterEach(async () => {
-    await t.close();
-  });
+  const t = useDapTest();
 
   const once = (shown: Shown, message: RegExp): void => {
     assert.match(shown.response.message ?? '', message);

@@ -1,9 +1,10 @@
-// Frame names as the code writes them (src/session/functionNames.ts with the runtime's `defined`
+// Frame names as the code writes them (src/session/stop/functionNames.ts with the runtime's `defined`
 // and `module` frame fields), through the out-of-process adapter on every interpreter.
 import * as assert from 'node:assert/strict';
 import * as path from 'node:path';
 import { luaInterpreters } from '../harness/interpreters';
-import { DapTest, fixture, markerLine as lineOf } from './dapHarness';
+import { fixture, markerLine as lineOf } from './dapHarness';
+import { useDapTest } from './useDapTest';
 
 const MAIN = fixture(path.join('names', 'main.lua'));
 const UTIL = fixture(path.join('names', 'util.lua'));
@@ -25,13 +26,7 @@ const EXPECTED: [string, string, string[]][] = [
 for (const lua of luaInterpreters()) {
   describe(`frame names on ${lua.command}`, function () {
     this.timeout(30_000);
-    let t: DapTest;
-    beforeEach(async () => {
-      t = await new DapTest().open();
-    });
-    afterEach(async () => {
-      await t.close();
-    });
+    const t = useDapTest();
 
     it('names frames as their definitions do: methods, fields, locals, table fields, module functions, anonymous functions', async () => {
       const breakpoints: Record<string, { line: number }[]> = { [MAIN]: [], [UTIL]: [] };

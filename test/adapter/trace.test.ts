@@ -9,6 +9,7 @@ import { LuaDebugSession } from '../../src/adapter';
 import { luaInterpreters } from '../harness/interpreters';
 import { type WireFrame, assertRepliesAndStopTraced } from '../harness/wireTrace';
 import { DapTest, TIMEOUT_MS, fixture } from './dapHarness';
+import { useDapTest } from './useDapTest';
 
 /** The texts of the trace lines of `tag` in the debug console, in order. */
 function traced(t: DapTest, tag: string): string[] {
@@ -21,14 +22,7 @@ function traced(t: DapTest, tag: string): string[] {
 for (const lua of luaInterpreters()) {
   describe(`adapter trace attribute on ${lua.command}`, function () {
     this.timeout(30_000);
-    let t: DapTest;
-
-    beforeEach(async () => {
-      t = await new DapTest().open();
-    });
-    afterEach(async () => {
-      await t.close();
-    });
+    const t = useDapTest();
 
     it('shows every frame crossing the wire, DAP traffic, state changes and the runtime’s lines', async () => {
       const file = fixture('breakpoints.lua');

@@ -11,7 +11,8 @@ import * as path from 'node:path';
 import { luaInterpreters } from '../harness/interpreters';
 import type { LuaProcess } from '../harness/luaProcess';
 import { scenario } from '../harness/scenario';
-import { BreakpointMap, DapTest, TIMEOUT_MS } from './dapHarness';
+import { BreakpointMap, TIMEOUT_MS } from './dapHarness';
+import { useDapTest } from './useDapTest';
 import { checkGolden, transcript } from './golden';
 
 const UPSTREAM_FILE = process.env.LUAPANDA_UPSTREAM_LUA;
@@ -54,17 +55,13 @@ function describeUpstreamSuite(upstreamFile: string): void {
   for (const lua of luaInterpreters()) {
     describe(`adapter with upstream LuaPanda.lua on ${lua.command}`, function () {
       this.timeout(45_000);
-      let t: DapTest;
+      const t = useDapTest();
       let breakpointEvents: DebugProtocol.Breakpoint[];
-      beforeEach(async () => {
-        t = await new DapTest().open();
+      beforeEach(() => {
         breakpointEvents = [];
         t.dc.on('breakpoint', (event: DebugProtocol.BreakpointEvent) =>
           breakpointEvents.push(event.body.breakpoint),
         );
-      });
-      afterEach(async () => {
-        await t.close();
       });
 
       const attach = (

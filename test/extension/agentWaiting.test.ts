@@ -15,11 +15,16 @@ import * as assert from 'node:assert/strict';
 import * as os from 'node:os';
 import type * as vscodeTypes from 'vscode';
 import { SessionMonitor } from '../../src/mcp/sessionMonitor';
-import { showAgentWaiting } from '../../src/extension/agentWaiting';
-import { registerMcpServerCommands } from '../../src/extension/mcpServerCommands';
-import { CONTEXT_KEYS, COMMANDS, ContextKeys, StatusBar } from '../../src/extension/panel';
-import { McpServerManager } from '../../src/extension/serverManager';
-import { VscodeDebugChannel } from '../../src/extension/vscodeChannel';
+import { showAgentWaiting } from '../../src/extension/mcpServer/agentWaiting';
+import { registerMcpServerCommands } from '../../src/extension/mcpServer/mcpServerCommands';
+import {
+  CONTEXT_KEYS,
+  COMMANDS,
+  ContextKeys,
+  StatusBar,
+} from '../../src/extension/mcpServer/panel';
+import { McpServerManager } from '../../src/extension/mcpServer/serverManager';
+import { VscodeDebugChannel } from '../../src/extension/agentTools/vscodeChannel';
 
 interface Tracker {
   onDidSendMessage(message: unknown): void;

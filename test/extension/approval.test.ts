@@ -1,7 +1,12 @@
 /** The code-execution policy (luapanda.mcp.codeExecution) with a stubbed VS Code dialog. */
 import { resetVscode, vscode } from './vscodeStub';
 import * as assert from 'node:assert/strict';
-import { ALLOW, ALLOW_SESSION, DENY, createApprover } from '../../src/extension/approval';
+import {
+  ALLOW,
+  ALLOW_SESSION,
+  DENY,
+  createApprover,
+} from '../../src/extension/agentTools/approval';
 import type { CodeExecutionPolicy } from '../../src/extension/settings';
 
 describe('extension: approval of agent code execution', () => {

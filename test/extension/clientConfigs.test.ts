@@ -1,6 +1,10 @@
 /** Client configuration templates: each client's own format, with and without a token. */
 import * as assert from 'node:assert/strict';
-import { CLIENT_IDS, clientTemplate, clientTemplates } from '../../src/extension/clientConfigs';
+import {
+  CLIENT_IDS,
+  clientTemplate,
+  clientTemplates,
+} from '../../src/extension/clientConfigs/clientConfigs';
 
 const URL_ = 'http://127.0.0.1:6009/mcp';
 const bridge = { command: '/opt/VS Code/code', script: '/home/u/.store/bin/luapanda-mcp.js' };

@@ -9,13 +9,13 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import type * as vscodeTypes from 'vscode';
 import { SessionMonitor } from '../../src/mcp/sessionMonitor';
-import { registerClientConfigCommands } from '../../src/extension/clientConfigCommands';
-import { registerDebugCommands } from '../../src/extension/debugCommands';
-import { registerMcpServerCommands } from '../../src/extension/mcpServerCommands';
-import { COMMANDS } from '../../src/extension/panel';
+import { registerClientConfigCommands } from '../../src/extension/clientConfigs/clientConfigCommands';
+import { registerDebugCommands } from '../../src/extension/debug/debugCommands';
+import { registerMcpServerCommands } from '../../src/extension/mcpServer/mcpServerCommands';
+import { COMMANDS } from '../../src/extension/mcpServer/panel';
 import { ReadOnlyDocuments } from '../../src/extension/readOnlyDocs';
-import { McpServerManager } from '../../src/extension/serverManager';
-import { VscodeDebugChannel } from '../../src/extension/vscodeChannel';
+import { McpServerManager } from '../../src/extension/mcpServer/serverManager';
+import { VscodeDebugChannel } from '../../src/extension/agentTools/vscodeChannel';
 
 describe('extension: command modules', () => {
   beforeEach(() => resetVscode());

@@ -13,12 +13,12 @@ import {
   CONFIGURATION_SNIPPETS,
   INITIAL_CONFIGURATIONS,
   debuggerContribution,
-} from '../../src/extension/contribution';
-import { LuaConfigurationProvider } from '../../src/extension/debugAdapter';
-import { COMMANDS, CONTEXT_KEYS, contextValues } from '../../src/extension/panel';
-import type { ServerState } from '../../src/extension/serverManager';
+} from '../../src/extension/debug/contribution';
+import { LuaConfigurationProvider } from '../../src/extension/debug/debugAdapter';
+import { COMMANDS, CONTEXT_KEYS, contextValues } from '../../src/extension/mcpServer/panel';
+import type { ServerState } from '../../src/extension/mcpServer/serverManager';
 import { readSettings } from '../../src/extension/settings';
-import { PROVIDER_ID } from '../../src/extension/mcpRegistration';
+import { PROVIDER_ID } from '../../src/extension/mcpServer/mcpRegistration';
 
 const PACKAGE_JSON = path.join(__dirname, '..', '..', '..', 'package.json');
 

@@ -7,7 +7,7 @@ import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { RUNTIME_FILES, copyRuntime } from '../../src/extension/copyRuntime';
+import { RUNTIME_FILES, copyRuntime } from '../../src/extension/debug/copyRuntime';
 import { REPO_ROOT } from '../harness/luaProcess';
 
 const RUNTIME_DIR = path.join(REPO_ROOT, 'dist', 'lua');

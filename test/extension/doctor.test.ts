@@ -4,7 +4,12 @@ import * as fs from 'node:fs';
 import * as net from 'node:net';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { DoctorFacts, gatherFacts, probeLocalPort, renderReport } from '../../src/extension/doctor';
+import {
+  DoctorFacts,
+  gatherFacts,
+  probeLocalPort,
+  renderReport,
+} from '../../src/extension/doctor/doctor';
 import { luaInterpreters } from '../harness/interpreters';
 import { REPO_ROOT } from '../harness/luaProcess';
 

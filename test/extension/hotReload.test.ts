@@ -13,7 +13,7 @@ import {
   hotReloadCommand,
   reloadOnSave,
   reloadTarget,
-} from '../../src/extension/hotReload';
+} from '../../src/extension/debug/hotReload';
 import { normalizeReport } from '../../src/session/hotReload';
 import { reloadReply } from '../session/reloadReply';
 

@@ -16,7 +16,7 @@ import * as assert from 'node:assert/strict';
 import { promises as fs } from 'node:fs';
 import type * as vscodeTypes from 'vscode';
 import { HeadlessBackend, createHeadlessBackend } from '../../src/cli/headlessBackend';
-import { LanguageModelTools } from '../../src/extension/languageModelTools';
+import { LanguageModelTools } from '../../src/extension/agentTools/languageModelTools';
 import { readSettings } from '../../src/extension/settings';
 import { InProcessClient, connectInProcess } from '../../src/mcp/inProcessClient';
 import { TOOLS } from '../../src/mcp/server';

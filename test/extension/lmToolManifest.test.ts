@@ -13,7 +13,7 @@ import {
   LmToolContribution,
   lmToolContributions,
   withoutRootSchemaKey,
-} from '../../src/extension/lmToolManifest';
+} from '../../src/extension/agentTools/lmToolManifest';
 import { TOOLS } from '../../src/mcp/server';
 import { listServerTools } from '../../src/cli/serverToolListing';
 import { REPO_ROOT } from '../harness/luaProcess';

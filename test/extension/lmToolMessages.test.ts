@@ -1,6 +1,6 @@
 /** What a language-model tool call says: the result text the model reads, the running line. */
 import * as assert from 'node:assert/strict';
-import { callSummary, resultText } from '../../src/extension/lmToolMessages';
+import { callSummary, resultText } from '../../src/extension/agentTools/lmToolMessages';
 import { toCallToolResult } from '../../src/mcp/results';
 
 describe('extension: language-model tool messages', () => {

@@ -2,7 +2,11 @@
 import { EventEmitter, Uri, resetVscode, vscode } from './vscodeStub';
 import * as assert from 'node:assert/strict';
 import * as sinon from 'sinon';
-import { McpRegistration, PROVIDER_ID, SERVER_LABEL } from '../../src/extension/mcpRegistration';
+import {
+  McpRegistration,
+  PROVIDER_ID,
+  SERVER_LABEL,
+} from '../../src/extension/mcpServer/mcpRegistration';
 
 class McpHttpServerDefinition {
   constructor(

@@ -9,8 +9,8 @@ import {
   contextValues,
   describeState,
   panelActions,
-} from '../../src/extension/panel';
-import { ServerState } from '../../src/extension/serverManager';
+} from '../../src/extension/mcpServer/panel';
+import { ServerState } from '../../src/extension/mcpServer/serverManager';
 
 const running: ServerState = {
   kind: 'running',

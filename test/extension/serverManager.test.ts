@@ -9,13 +9,13 @@ import * as net from 'node:net';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { createHeadlessBackend } from '../../src/cli/headlessBackend';
-import { CONTROL_HEADER, CONTROL_PATH, controlFile } from '../../src/extension/control';
+import { CONTROL_HEADER, CONTROL_PATH, controlFile } from '../../src/extension/mcpServer/control';
 import {
   ManagerSettings,
   McpServerManager,
   ServerState,
   validatePort,
-} from '../../src/extension/serverManager';
+} from '../../src/extension/mcpServer/serverManager';
 import { fetchHealth, startHttpServer } from '../../src/mcp/transport/http';
 
 interface Window {

@@ -7,7 +7,11 @@ import * as os from 'node:os';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { createHeadlessBackend } from '../../src/cli/headlessBackend';
-import { ToolCallEnd, formatToolCall, observeToolCalls } from '../../src/extension/toolCallLog';
+import {
+  ToolCallEnd,
+  formatToolCall,
+  observeToolCalls,
+} from '../../src/extension/agentTools/toolCallLog';
 import { HttpServerHandle, startHttpServer } from '../../src/mcp/transport/http';
 
 describe('extension: the log of agent tool calls', () => {

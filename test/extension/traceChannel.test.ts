@@ -4,7 +4,7 @@
  */
 import { resetVscode, vscode } from './vscodeStub';
 import * as assert from 'node:assert/strict';
-import { TRACE_CHANNEL_NAME, TraceChannel } from '../../src/extension/traceChannel';
+import { TRACE_CHANNEL_NAME, TraceChannel } from '../../src/extension/debug/traceChannel';
 
 describe('extension: trace channel', () => {
   beforeEach(resetVscode);

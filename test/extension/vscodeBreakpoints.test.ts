@@ -13,7 +13,7 @@ import {
   vscode,
 } from './vscodeStub';
 import * as assert from 'node:assert/strict';
-import { VscodeBreakpoints } from '../../src/extension/vscodeBreakpoints';
+import { VscodeBreakpoints } from '../../src/extension/agentTools/vscodeBreakpoints';
 
 const FILE = '/games/rpg/main.lua';
 

@@ -8,7 +8,7 @@ import { Uri, resetVscode, sessionTerminated, trackerFactories, vscode } from '.
 import * as assert from 'node:assert/strict';
 import type { DebugProtocol } from '@vscode/debugprotocol';
 import * as sinon from 'sinon';
-import { VscodeDebugChannel } from '../../src/extension/vscodeChannel';
+import { VscodeDebugChannel } from '../../src/extension/agentTools/vscodeChannel';
 
 interface FakeSession {
   id: string;

@@ -6,7 +6,7 @@
 import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { nativeBuildFile } from '../../src/session/nativeBuilds';
+import { nativeBuildFile } from '../../src/session/link/nativeBuilds';
 
 export interface LuaInterpreter {
   /** Command name on the PATH, e.g. `lua5.4`. */

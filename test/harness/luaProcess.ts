@@ -5,7 +5,7 @@
  */
 import { ChildProcess, spawn } from 'node:child_process';
 import * as path from 'node:path';
-import { nativeCpathEnv } from '../../src/session/nativeBuilds';
+import { nativeCpathEnv } from '../../src/session/link/nativeBuilds';
 import { LuaInterpreter, NATIVE_DIR } from './interpreters';
 import { Waiters } from './waiters';
 

@@ -30,6 +30,18 @@ describe('layer rule (eslint)', function () {
       ['adapter/x.ts', "import { a } from '../session/types';\nexport const b = a;\n"],
       ['mcp/tools/x.ts', "import { a } from '../../adapter/endedEvent';\nexport const b = a;\n"],
       ['mcp/tools/x.ts', "import { a } from '../results';\nexport const b = a;\n"],
+      // A sub-folder is its layer: siblings and the layer's top import each other freely.
+      [
+        'session/breakpoints/x.ts',
+        "import { a } from '../lines/codeLines';\nexport const b = a;\n",
+      ],
+      ['session/stop/x.ts', "import { a } from '../errors';\nexport const b = a;\n"],
+      ['session/x.ts', "import { a } from './link/connectors';\nexport const b = a;\n"],
+      ['adapter/x.ts', "import { a } from '../session/link/debuggee';\nexport const b = a;\n"],
+      [
+        'extension/mcpServer/x.ts',
+        "import { a } from '../../mcp/headless/y';\nexport const b = a;\n",
+      ],
       ['cli/x.ts', "import { a } from '../mcp/server';\nexport const b = a;\n"],
       ['extension/x.ts', "import * as vscode from 'vscode';\nexport const b = vscode;\n"],
       ['protocol/x.ts', "import { a } from '../common/version';\nexport const b = a;\n"],
@@ -92,6 +104,22 @@ describe('layer rule (eslint)', function () {
         "import { a } from '../protocol';\nexport const b = a;\n",
         'src/common may not import src/protocol',
       ],
+      // From a sub-folder, and into one.
+      [
+        'session/breakpoints/x.ts',
+        "import { a } from '../../adapter';\nexport const b = a;\n",
+        'src/session may not import src/adapter',
+      ],
+      [
+        'mcp/headless/x.ts',
+        "import { a } from '../../extension/agentTools/y';\nexport const b = a;\n",
+        'src/mcp may not import src/extension',
+      ],
+      [
+        'session/stop/x.ts',
+        "export type B = import('../../mcp/stop/y').X;\n",
+        'src/session may not import src/mcp',
+      ],
     ];
     for (const [file, code, expected] of cases) {
       const errors = await layerErrors(file, code);
@@ -111,6 +139,11 @@ describe('layer rule (eslint)', function () {
         'cli/x.ts',
         "import * as vscode from 'vscode';\nexport const b = vscode;\n",
         'src/cli may not import vscode',
+      ],
+      [
+        'mcp/headless/x.ts',
+        "import * as vscode from 'vscode';\nexport const b = vscode;\n",
+        'src/mcp may not import vscode',
       ],
       [
         'session/x.ts',

@@ -8,7 +8,7 @@
  */
 import { ChildProcess, spawn } from 'node:child_process';
 import * as path from 'node:path';
-import { nativeCpathEnv } from '../../src/session/nativeBuilds';
+import { nativeCpathEnv } from '../../src/session/link/nativeBuilds';
 import { NATIVE_DIR } from '../harness/interpreters';
 import { REPO_ROOT } from '../harness/luaProcess';
 import { Waiters } from '../harness/waiters';

@@ -6,7 +6,7 @@
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { nativeBuildFile } from '../../src/session/nativeBuilds';
+import { nativeBuildFile } from '../../src/session/link/nativeBuilds';
 import { NATIVE_DIR } from '../harness/interpreters';
 
 /** What `xvfb-run -a love` needs on the PATH (Debian packages love, xvfb, xauth). */

@@ -8,7 +8,7 @@ import * as assert from 'node:assert/strict';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import type { DebugProtocol } from '@vscode/debugprotocol';
-import { HeadlessBreakpoints } from '../../src/mcp/headlessBreakpoints';
+import { HeadlessBreakpoints } from '../../src/mcp/headless/headlessBreakpoints';
 
 const FILE = path.join(os.tmpdir(), 'no-such-dir-for-headless-breakpoints', 'game.lua');
 

@@ -1,6 +1,6 @@
 /**
  * `hot_reload_file` as an agent meets it, with the SDK's own client against headless
- * luapanda-mcp on real Lua. The reload game (test/fixtures/reload, in a temp workspace the test
+ * luapanda-mcp on real Lua. The reload game (test/scenarios/hotReload, in a temp workspace the test
  * changes) is reloaded while stopped at a breakpoint and while running, its output changing from
  * the next call on with its state kept; the agent loop on a planted bug (stop, read a variable,
  * fix the file, reload, continue: the output is right, in the same session); and a refusal of
@@ -13,9 +13,10 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { ApprovalAction } from '../../src/mcp/tools/context';
 import { luaInterpreters } from '../harness/interpreters';
 import { HeadlessFixture, ToolCallResult, callTool, stopDataOf } from './headlessFixture';
-import { lineOf, luaWorkspace } from './luaWorkspace';
+import { scenario } from '../harness/scenario';
+import { scenarioWorkspace } from './luaWorkspace';
 
-const FOLDER = 'reload';
+const HOT_RELOAD = scenario('hotReload');
 
 interface Entry {
   name: string;
@@ -63,7 +64,7 @@ for (const lua of luaInterpreters()) {
     beforeEach(async () => {
       asked = [];
       allow = true;
-      fixture = await HeadlessFixture.start(await luaWorkspace(lua, FOLDER), {
+      fixture = await HeadlessFixture.start(await scenarioWorkspace(lua, HOT_RELOAD), {
         approve: async (action, detail) => {
           asked.push([action, detail]);
           return allow;
@@ -101,7 +102,7 @@ for (const lua of luaInterpreters()) {
     }
 
     it('reloads a module while stopped at a breakpoint; the next call runs the new code, state kept', async () => {
-      const line = lineOf(FOLDER, 'game.lua', '@call');
+      const line = HOT_RELOAD.line('game.lua', 'call');
       const set = await call('set_breakpoint', {
         file_path: 'game.lua',
         line_number: line,
@@ -162,7 +163,7 @@ for (const lua of luaInterpreters()) {
     });
 
     it('the agent loop: stop at the bug, read a variable, fix the file, reload, continue — right output, same session', async () => {
-      const bugLine = lineOf(FOLDER, 'prices.lua', '@bug');
+      const bugLine = HOT_RELOAD.line('prices.lua', 'bug');
       await call('set_breakpoint', { file_path: 'prices.lua', line_number: bugLine });
       const started = await call('start_debugging', { configuration_name: 'shop' });
       const stop = stopDataOf<Stop & { session_id: string }>(started);
@@ -203,7 +204,7 @@ for (const lua of luaInterpreters()) {
       allow = false;
       await call('set_breakpoint', {
         file_path: 'prices.lua',
-        line_number: lineOf(FOLDER, 'prices.lua', '@bug'),
+        line_number: HOT_RELOAD.line('prices.lua', 'bug'),
       });
       const stop = stopDataOf<Stop>(await call('start_debugging', { configuration_name: 'shop' }));
       await fixPrices(file('prices.lua'));

@@ -6,9 +6,9 @@ import * as assert from 'node:assert/strict';
 import { promises as fs } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { STOP_BUDGET_BYTES, byteSize, fitStopEventData } from '../../src/mcp/stopBudget';
-import type { StopEventData } from '../../src/mcp/stopEventData';
-import { MAX_SOURCE_LINE_CHARS, readSourceLines } from '../../src/mcp/sourceLines';
+import { STOP_BUDGET_BYTES, byteSize, fitStopEventData } from '../../src/mcp/stop/stopBudget';
+import type { StopEventData } from '../../src/mcp/stop/stopEventData';
+import { MAX_SOURCE_LINE_CHARS, readSourceLines } from '../../src/mcp/stop/sourceLines';
 
 describe('stop data: source lines', () => {
   let dir: string;

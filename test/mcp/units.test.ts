@@ -15,7 +15,7 @@ import {
 } from '../../src/mcp/launchConfig';
 import { OutputLog, PARTIAL_LINE_QUIET_MS } from '../../src/mcp/outputLog';
 import { viewOutput } from '../../src/mcp/outputView';
-import { DapRequestError } from '../../src/mcp/dapClient';
+import { DapRequestError } from '../../src/mcp/headless/dapClient';
 import { MCP_ERRORS, error, noActiveSession, notAllowed, notPaused } from '../../src/mcp/errors';
 import { fitToSize, toCallToolResult } from '../../src/mcp/results';
 import {

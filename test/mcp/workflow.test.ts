@@ -259,7 +259,7 @@ for (const lua of luaInterpreters()) {
 
     it(
       lua.isLuaJIT
-        ? 'says why a pause waits while compiled code runs, and stops when the loop ends'
+        ? "pauses a loop running compiled (the accelerator and LuaJIT's profiler reach it)"
         : 'pauses a loop LuaJIT would compile',
       async () => {
         const client = await connect();
@@ -268,12 +268,6 @@ for (const lua of luaInterpreters()) {
           timeout_seconds: 2,
         });
         assert.equal(started.status, 'timeout', JSON.stringify(started));
-        if (lua.isLuaJIT) {
-          const waiting = await call(client, 'pause_debugging', { timeout_seconds: 3 });
-          assert.equal(waiting.status, 'timeout', JSON.stringify(waiting));
-          assert.match(waiting.message ?? '', /running LuaJIT-compiled code/);
-          assert.match(waiting.message ?? '', /jitOffWhileAttached = true/);
-        }
         const paused = stopOf(await call(client, 'pause_debugging', { timeout_seconds: 30 }));
         assert.equal(paused.reason, 'pause');
         assert.equal((await call(client, 'stop_debugging')).status, 'success');

@@ -17,6 +17,9 @@ import { BUNDLE_DIR, FIXTURES, fixture, line, lineOf, sleep, topOf } from './hel
 const IDLE = 'attach_idle.lua';
 const BUSY = 'attach_busy.lua';
 const TICK_ONCE = 'attach_tickonce.lua';
+const ENGINE = 'attach_engine.lua';
+/** The engine-shaped game's heap, in MB: a game's, against which GC cycles come minutes apart. */
+const GAME_HEAP_MB = '30';
 
 /** Bound of every single wait (a connection, a stop, an exit): ten attach intervals. */
 const BOUND_MS = 10_000;
@@ -144,6 +147,34 @@ for (const lua of runtimeVariants()) {
       await assertVariant(s);
       await endGame(s, game, BUSY, /busy done\ttrue/);
     });
+
+    // Without the accelerator such a game is reached only at a GC cycle (minutes apart with this
+    // heap) or a tick(): the floor the attach wait's hint and the engine guide describe, and
+    // bench/attach.ts measures.
+    (lua.native ? it : it.skip)(
+      'an engine-shaped game (sleep-paced frames, little allocation, game-sized heap, no tick()) attaches and re-attaches through the wake timer',
+      async () => {
+        const port = await quietPort();
+        const game = await startGame(lua, ENGINE, port, [GAME_HEAP_MB]);
+        await sleep(1_000);
+        let s = await listenUntilStop(game, port, ENGINE, 'frame', 'first attach');
+        await assertVariant(s);
+        // The IDE dies while the game is stopped; a new one is reached the same way.
+        s.ide.connection.destroy();
+        await s.ide.close();
+        ides.splice(ides.indexOf(s.ide), 1);
+        await sleep(600);
+        assert.equal(game.hasExited, false, `the game died; ${evidence(game)}`);
+        s = await listenUntilStop(
+          game,
+          port,
+          ENGINE,
+          'frame',
+          're-attach after a crash while stopped',
+        );
+        await endGame(s, game, ENGINE, /engine done\ttrue\ttrue/);
+      },
+    );
 
     it('re-attaches after a detach and after an IDE crash (stopped or running), in a phase that allocates nothing', async () => {
       const port = await quietPort();

@@ -14,13 +14,16 @@ import * as path from 'node:path';
 import { runtimeVariants } from '../harness/interpreters';
 import { spawnLua } from '../harness/luaProcess';
 import { HotReloadReply } from '../../src/protocol';
-import { BUNDLE_DIR, Session, closeAll, finish, fixture, line, startSession } from './helpers';
+import { scenario } from '../harness/scenario';
+import { BUNDLE_DIR, Session, closeAll, finish, line, startSession } from './helpers';
 
-const SOURCES = fixture('reload');
+const HOT_RELOAD = scenario('hotReload');
+/** The game loop that starts the runtime itself (attach.lua) and its module, v1 and v2. */
+const SOURCES = HOT_RELOAD.file('objects');
 const V1 = fs.readFileSync(path.join(SOURCES, 'shop.lua'), 'utf8');
 const V2 = fs.readFileSync(path.join(SOURCES, 'shop_v2.lua'), 'utf8');
 const ACTIVE_LINE = V1.split('\n').findIndex((l) => l.includes('-- @active')) + 1;
-/** Every value of a frame line, old and new version (see game.lua). */
+/** Every value of a frame line, old and new version (see objects/attach.lua). */
 const OLD = { total: 'items=', price: 2, tag: 'v1', hooks: 'h1', report: 'old-a/old-b' };
 const NEW = { total: 'ITEMS:', price: 3, tag: 'v2', hooks: 'h2', report: 'new-a/new-b' };
 const FRAME =
@@ -35,7 +38,7 @@ after(() => {
 function gameDir(): string {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'luapanda-reload-'));
   madeDirs.push(dir);
-  for (const name of ['game.lua', 'shop.lua']) {
+  for (const name of ['attach.lua', 'shop.lua']) {
     fs.copyFileSync(path.join(SOURCES, name), path.join(dir, name));
   }
   return dir;
@@ -67,7 +70,7 @@ async function stoppedOnFrame3(
   dir: string,
   condition = 'frame == 3',
 ) {
-  const s = await startSession(lua, 'game.lua', {
+  const s = await startSession(lua, 'attach.lua', {
     dir,
     args: ['6'],
     breakpoints: { 'shop.lua': [{ ...line(ACTIVE_LINE), condition }] },
@@ -128,7 +131,7 @@ for (const lua of runtimeVariants()) {
 
     it('while running: the program switches to the new code at a safe point, state kept', async () => {
       const dir = gameDir();
-      const s = await startSession(lua, 'game.lua', { dir, args: ['4000', 'untilNew'] });
+      const s = await startSession(lua, 'attach.lua', { dir, args: ['4000', 'untilNew'] });
       await s.lua.waitForOutput(/^frame 5 /m, 15_000);
       const report = await reload(s, dir, V2);
       assert.equal(report.status, 'success', JSON.stringify(report));
@@ -202,12 +205,12 @@ for (const lua of runtimeVariants()) {
     it('the file whose top level is running is refused: it would run again', async () => {
       const dir = gameDir();
       const s = await stoppedOnFrame3(lua, dir);
-      const game = path.join(dir, 'game.lua');
+      const game = path.join(dir, 'attach.lua');
       const source = fs.readFileSync(game, 'utf8');
       const report = await s.ide.connection.request('hotReload', { path: game, source });
       assert.equal(report.status, 'error');
       assert.equal(report.phase, 'run');
-      assert.match(report.error ?? '', /top level of .*game\.lua is running/);
+      assert.match(report.error ?? '', /top level of .*attach\.lua is running/);
       await s.ide.connection.request('continue', {});
       assert.deepEqual(frameLines(await finish(s)), oldRun);
     });
@@ -251,7 +254,7 @@ for (const lua of runtimeVariants().filter((v) => !v.native)) {
     it('closure objects keep old methods, globals and dofile modules are replaced, data and coroutine locals follow', async () => {
       const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'luapanda-reload-styles-'));
       madeDirs.push(dir);
-      const proc = spawnLua(lua, path.join(SOURCES, 'styles.lua'), {
+      const proc = spawnLua(lua, HOT_RELOAD.file('styles.lua'), {
         args: [dir],
         luaPath: [BUNDLE_DIR],
         cwd: dir,

@@ -1,6 +1,6 @@
 // Conditions, hit conditions and logpoint messages checked when a breakpoint is set.
 import * as assert from 'node:assert/strict';
-import { checkBreakpoint } from '../../src/session/breakpointChecks';
+import { checkBreakpoint } from '../../src/session/breakpoints/breakpointChecks';
 
 describe('session/breakpointChecks', () => {
   it('accepts valid conditions, hit conditions and log messages', () => {

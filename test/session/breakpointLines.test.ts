@@ -1,14 +1,14 @@
 // The line analysis against real interpreters: for each fixture of test/fixtures/breakpointLines,
 // activelines.lua prints debug.getinfo(f, "L") of every function under lua5.1–5.4 and LuaJIT,
-// and src/session/codeLines.ts must give the very same lines, function by function — so where a
+// and src/session/lines/codeLines.ts must give the very same lines, function by function — so where a
 // breakpoint binds (breakpointLines.ts) is what the runtime will find. Then the binding rules
 // and their messages, on small sources.
 import * as assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { SourceLines } from '../../src/session/breakpointLines';
-import { LuaDialect, dialectOf } from '../../src/session/luaDialect';
+import { SourceLines } from '../../src/session/lines/breakpointLines';
+import { LuaDialect, dialectOf } from '../../src/session/lines/luaDialect';
 import { luaInterpreters } from '../harness/interpreters';
 import { REPO_ROOT } from '../harness/luaProcess';
 

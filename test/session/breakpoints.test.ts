@@ -1,7 +1,7 @@
 // Unit tests of the breakpoint set: stable ids, verification, the wire list, hit conditions.
 import * as assert from 'node:assert/strict';
-import { BreakpointStore, NOT_CONNECTED_MESSAGE } from '../../src/session/breakpoints';
-import { parseHitCondition } from '../../src/session/hitCondition';
+import { BreakpointStore, NOT_CONNECTED_MESSAGE } from '../../src/session/breakpoints/breakpoints';
+import { parseHitCondition } from '../../src/session/breakpoints/hitCondition';
 
 describe('session/breakpoints', () => {
   it('keeps the id of a breakpoint whose line stays, and gives new lines new ids', () => {

@@ -2,7 +2,7 @@
 // the preload code that runs the program under the runtime.
 import * as assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { luaString, preloadCode } from '../../src/session/debuggee';
+import { luaString, preloadCode } from '../../src/session/link/debuggee';
 import { luaInterpreters } from '../harness/interpreters';
 
 const TRICKY = [

@@ -7,7 +7,7 @@ import type {
   LuaStackFrame,
   StopCommand,
 } from '../../src/protocol';
-import type { Connector } from '../../src/session/connectors';
+import type { Connector } from '../../src/session/link/connectors';
 import type { SessionConnection } from '../../src/session/types';
 
 export type Replies = Record<string, (info: unknown) => unknown>;

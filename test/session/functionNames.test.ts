@@ -4,7 +4,7 @@ import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { FunctionNames, definitionsOf } from '../../src/session/functionNames';
+import { FunctionNames, definitionsOf } from '../../src/session/stop/functionNames';
 
 const SOURCE = [
   'local M = {}', // 1

@@ -6,7 +6,7 @@
  */
 import * as assert from 'node:assert/strict';
 import * as net from 'node:net';
-import { listenConnector } from '../../src/session/connectors';
+import { listenConnector } from '../../src/session/link/connectors';
 import { SessionError } from '../../src/session/errors';
 import { LuaSession } from '../../src/session/luaSession';
 import { DEFAULT_SETTINGS, TerminatedInfo } from '../../src/session/types';

@@ -1,13 +1,13 @@
 /**
  * One hit-condition grammar on both sides: every case of test/fixtures/contract/hitConditions.json
- * runs against the IDE's parser (src/session/hitCondition.ts) and, through each real interpreter,
+ * runs against the IDE's parser (src/session/breakpoints/hitCondition.ts) and, through each real interpreter,
  * against the runtime's (lua/luapanda/bprules.lua) — the same verdict, the same canonical
  * spelling, and the runtime stops on the hits the case names.
  */
 import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { parseHitCondition } from '../../src/session/hitCondition';
+import { parseHitCondition } from '../../src/session/breakpoints/hitCondition';
 import { luaInterpreters } from '../harness/interpreters';
 import { REPO_ROOT, spawnLua } from '../harness/luaProcess';
 
@@ -28,7 +28,7 @@ function label(c: HitConditionCase): string {
   return JSON.stringify(c.text) + (c.note ? ` (${c.note})` : '');
 }
 
-describe('hit-condition contract: the IDE side (src/session/hitCondition.ts)', () => {
+describe('hit-condition contract: the IDE side (src/session/breakpoints/hitCondition.ts)', () => {
   for (const c of CASES) {
     it(`${label(c)} → ${c.wire ?? 'refused'}`, () => {
       const parsed = parseHitCondition(c.text);

@@ -6,10 +6,10 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { SessionError } from '../../src/session/errors';
-import { describeExit, exitNumber } from '../../src/session/exitStatus';
-import { locateCommand } from '../../src/session/interpreter';
-import { checkInterpreter } from '../../src/session/launchProbe';
-import { cpathVariable, describeInterpreter } from '../../src/session/setupErrors';
+import { describeExit, exitNumber } from '../../src/session/link/exitStatus';
+import { locateCommand } from '../../src/session/link/interpreter';
+import { checkInterpreter } from '../../src/session/link/launchProbe';
+import { cpathVariable, describeInterpreter } from '../../src/session/link/setupErrors';
 import { NATIVE_DIR, luaInterpreters } from '../harness/interpreters';
 import { REPO_ROOT } from '../harness/luaProcess';
 

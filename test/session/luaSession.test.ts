@@ -5,6 +5,7 @@ import { SessionError } from '../../src/session/errors';
 import { canTransition } from '../../src/session/state';
 import { DEFAULT_SETTINGS, SessionSettings, StopInfo } from '../../src/session/types';
 import { FakeConnection, fakeConnector, frame, ourRuntime } from './fakes';
+import { RequestTimeoutError } from '../../src/protocol';
 
 const settings: SessionSettings = { ...DEFAULT_SETTINGS, cwd: '/game' };
 const FILES = ['/game/main.lua', '/game/a/util.lua', '/game/b/util.lua'];
@@ -235,6 +236,23 @@ describe('session/LuaSession', () => {
     const stopped = nextStop(s);
     conn.stop('stopOnPause', [frame(9)]);
     assert.equal((await stopped).reason, 'pause');
+  });
+
+  it('says why a running game may answer a pause late, and the fix, when it does not answer', async () => {
+    const s = session();
+    const conn = new FakeConnection({
+      ...ourRuntime(['pause']),
+      pause: () => {
+        throw new RequestTimeoutError('pause', 10_000);
+      },
+    });
+    await s.start(fakeConnector([conn]));
+    await assert.rejects(s.pause(), (e) => {
+      assert.ok(e instanceof SessionError && e.code === 'request-timeout', String(e));
+      assert.match(e.message, /did not answer the pause in time/);
+      assert.match(e.message, /native accelerator.*tick\(\) once per frame/);
+      return true;
+    });
   });
 
   it('emulates pause with a step-in for upstream, and reports it as a pause', async () => {

@@ -7,7 +7,7 @@
 import * as assert from 'node:assert/strict';
 import * as net from 'node:net';
 import type { ProtocolError } from '../../src/protocol';
-import { listenConnector } from '../../src/session/connectors';
+import { listenConnector } from '../../src/session/link/connectors';
 import { LuaSession } from '../../src/session/luaSession';
 import { DEFAULT_SETTINGS, OutputEntry, StopInfo } from '../../src/session/types';
 

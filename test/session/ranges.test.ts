@@ -2,8 +2,8 @@
 // variable store that hands them out).
 import * as assert from 'node:assert/strict';
 import type { LuaVariable } from '../../src/protocol';
-import { rangesOf } from '../../src/session/ranges';
-import { FetchVariables, VariableStore } from '../../src/session/variables';
+import { rangesOf } from '../../src/session/stop/ranges';
+import { FetchVariables, VariableStore } from '../../src/session/stop/variables';
 
 /** A runtime: the children of ref 7 are `[1]`..`[n]` (upstream: `1`..`n`), values 1..n. */
 function pagingRuntime(n: number, upstream = false): { fetch: FetchVariables; asked: string[] } {

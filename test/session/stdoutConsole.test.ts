@@ -4,7 +4,7 @@
  * that never ends, and the end of the stream.
  */
 import * as assert from 'node:assert/strict';
-import { CONSOLE_MARKER, StdoutConsoleSplitter } from '../../src/session/stdoutConsole';
+import { CONSOLE_MARKER, StdoutConsoleSplitter } from '../../src/session/link/stdoutConsole';
 
 const line = (text: string) => `${CONSOLE_MARKER}${text}\u0000`;
 

@@ -1,6 +1,6 @@
 // Unit tests of the tidying of unpaged variable lists (upstream's LuaPanda.lua).
 import * as assert from 'node:assert/strict';
-import { ListingKind, tidyListing } from '../../src/session/variableOrder';
+import { ListingKind, tidyListing } from '../../src/session/stop/variableOrder';
 
 const names = (kind: ListingKind, list: string[]) =>
   tidyListing(

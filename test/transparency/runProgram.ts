@@ -9,7 +9,7 @@ import { spawn } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { nativeBuildFile } from '../../src/session/nativeBuilds';
+import { nativeBuildFile } from '../../src/session/link/nativeBuilds';
 import { LuaInterpreter, NATIVE_DIR, nativeAbiOf } from '../harness/interpreters';
 import { BUNDLE_DIR } from '../runtime/helpers';
 

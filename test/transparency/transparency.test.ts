@@ -9,7 +9,7 @@ import { strict as assert } from 'node:assert';
 import * as os from 'node:os';
 import { runtimeVariants } from '../harness/interpreters';
 import { loadCorpus, runsOn } from './corpus';
-import { CaseOutcome, runCase } from './differential';
+import { CaseOutcome, inPool, runCase } from './differential';
 
 const CORPUS = loadCorpus();
 // For a developer loop: LUAPANDA_TRANSPARENCY_ONLY=<regex> runs the matching programs only.
@@ -17,19 +17,6 @@ const ONLY = process.env.LUAPANDA_TRANSPARENCY_ONLY
   ? new RegExp(process.env.LUAPANDA_TRANSPARENCY_ONLY)
   : undefined;
 const CONCURRENCY = Math.max(2, Math.min(4, os.cpus().length * 2));
-
-async function inPool<T>(jobs: (() => Promise<T>)[], width: number): Promise<T[]> {
-  const results: T[] = new Array(jobs.length);
-  let next = 0;
-  const worker = async () => {
-    while (next < jobs.length) {
-      const index = next++;
-      results[index] = await jobs[index]();
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(width, jobs.length) }, worker));
-  return results;
-}
 
 describe('transparency corpus', () => {
   it('has at least 40 programs, each with a header and one @bp line', () => {

@@ -10,7 +10,7 @@ import { DebugChannel, DebugSessionPort } from '../channel';
 import { noActiveSession, notPaused, severalGames, unknownSession } from '../errors';
 import { ToolResult, error } from '../results';
 import { SessionMonitor, WaitOutcome } from '../sessionMonitor';
-import { buildStopEventData } from '../stopEventData';
+import { buildStopEventData } from '../stop/stopEventData';
 import { Deadline, WaitEnded, waitEndedResult } from './deadline';
 
 export interface ToolSettings {

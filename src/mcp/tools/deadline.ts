@@ -5,9 +5,9 @@
  * left to finish on its own, unheeded. The debugger's own request timeouts (10 s by default) are
  * not the agent's deadline and never lengthen or shorten it.
  */
-import { COMPILED_PAUSE_MESSAGE } from '../../session/compiledPause';
+import { COMPILED_PAUSE_MESSAGE } from '../../session/stop/compiledPause';
 import { SESSION_ERRORS } from '../../session/errors';
-import { DapRequestError } from '../dapClient';
+import { DapRequestError } from '../headless/dapClient';
 import type { ToolResult } from '../results';
 
 /** A wait inside a tool call ended before the awaited answer came. */

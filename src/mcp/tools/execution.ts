@@ -10,7 +10,7 @@ import { readLaunchConfigurations } from '../launchConfig';
 import { noWorkspace } from '../errors';
 import { ToolResult, asyncBaseOutputShape, baseOutputShape, error } from '../results';
 import { adapterId } from '../schemaIds';
-import { stopEventOutline } from '../stopEventData';
+import { stopEventOutline } from '../stop/stopEventData';
 import {
   ANNOTATIONS,
   CallExtras,

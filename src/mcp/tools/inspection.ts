@@ -7,7 +7,7 @@ import { z } from 'zod';
 import { notAllowed } from '../errors';
 import { baseOutputShape, error } from '../results';
 import { adapterId, count, variablesReference } from '../schemaIds';
-import { viewFrame, viewVariable } from '../stopEventData';
+import { viewFrame, viewVariable } from '../stop/stopEventData';
 import { FAILED_EVALUATION } from '../../adapter/evaluation';
 import { DebugSessionPort } from '../channel';
 import { ANNOTATIONS, ToolContext, defineTool, findStoppedSession, messageOf } from './context';

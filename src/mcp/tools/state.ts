@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { viewOutput } from '../outputView';
 import { baseOutputShape, error } from '../results';
 import { count } from '../schemaIds';
-import { buildStopEventData, stopEventOutline } from '../stopEventData';
+import { buildStopEventData, stopEventOutline } from '../stop/stopEventData';
 import { ANNOTATIONS, defineTool, findSession, messageOf } from './context';
 
 export const getDebugState = defineTool({

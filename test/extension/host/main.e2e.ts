@@ -10,7 +10,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import * as vscode from 'vscode';
 import type { ExtensionApi } from '../../../src/extension/extension';
-import { CLIENT_IDS } from '../../../src/extension/clientConfigs';
+import { CLIENT_IDS } from '../../../src/extension/clientConfigs/clientConfigs';
 import {
   StopRecorder,
   extensionApi,

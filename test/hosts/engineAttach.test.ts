@@ -1,0 +1,65 @@
+/**
+ * The engine game with an IDE: each host (pure and native) runs the game with the port as the
+ * boot script's argument, so boot.lua's `start()` connects to the test IDE; a breakpoint in
+ * game/player.lua (loaded by the host's searcher as `game/player.lua`) stops inside the frame the
+ * host called from C, shows the method's locals, and once cleared the frames go on. The game runs
+ * until it is killed, as a game runs until it is closed: the test ends it and the root hooks check
+ * that nothing is left. How the other engine-hosted tests start a game and attach to it.
+ */
+import { strict as assert } from 'node:assert';
+import { engineHostVariants, startEngine } from '../harness/engineHost';
+import { LuaProcess } from '../harness/luaProcess';
+import { scenario } from '../harness/scenario';
+import { TestIde } from '../harness/testIde';
+import { line, topOf } from '../runtime/helpers';
+
+const game = scenario('engine');
+const PLAYER = 'game/player.lua';
+const MOVE = game.line(PLAYER, 'move');
+
+describe('engine hosts: the engine game attached from the boot script', function () {
+  this.timeout(30_000);
+  let ide: TestIde | undefined;
+  let engine: LuaProcess | undefined;
+
+  afterEach(async () => {
+    engine?.kill();
+    await engine?.exited;
+    await ide?.close();
+    engine = undefined;
+    ide = undefined;
+  });
+
+  for (const host of engineHostVariants().hosts) {
+    it(`${host.label}: stops in the module method Update calls from C, then runs on`, async () => {
+      ide = await TestIde.start();
+      engine = startEngine(host, { root: game.dir, bootArgs: [String(ide.port)] });
+      await ide.accept();
+      await ide.handshake({ cwd: game.dir, waitConfigurationDone: true });
+      const c = ide.connection;
+      await c.request('setBreakPoint', { path: game.file(PLAYER), bks: [line(MOVE)] });
+      await c.request('configurationDone', {});
+
+      const stop = await ide.nextStop('stopOnBreakpoint');
+      const top = topOf(stop.stack);
+      assert.equal(top.line, MOVE);
+      // The chunk name the host's searcher gave, not a file system path.
+      assert.equal(top.oPath, PLAYER, JSON.stringify(stop.stack));
+      const caller = stop.stack[1];
+      assert.equal(caller?.oPath, 'boot.lua', JSON.stringify(stop.stack));
+      assert.equal(caller?.line, game.line('boot.lua', 'update'));
+      const locals = await c.request('getVariable', {
+        varRef: '10000',
+        stackId: String(top.index),
+      });
+      assert.equal(locals.find((v) => v.name === 'dt')?.value, '0.01', JSON.stringify(locals));
+
+      await c.request('setBreakPoint', { path: game.file(PLAYER), bks: [] });
+      await c.request('continue', {});
+      await engine.waitForOutput(/^\[lua\] frame 6: /m);
+      await engine.waitForOutput(/^\[lua\] job tick 6 /m);
+      assert.match(engine.stderr, /^\[engine\] error in Update: game\/player\.lua:\d+: /m);
+      assert.equal(engine.hasExited, false, 'the game runs until it is closed');
+    });
+  }
+});
