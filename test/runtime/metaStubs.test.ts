@@ -171,9 +171,11 @@ describe('LuaLS definitions of the runtime API (LuaPanda.meta.lua)', function ()
     );
     const publicFields = [...runtime.fields.keys()].filter((k) => !isPrivate(k));
     assert.deepEqual([...meta.fields].sort(), [...publicFields, 'customGetSocketInstance'].sort());
+    // attachInterval is nil until set too: the runtime then picks it by where the IDE is.
+    assert.ok(!runtime.settings.has('attachInterval'), 'attachInterval has no default value');
     assert.deepEqual(
       [...meta.settings].sort(),
-      [...runtime.settings.keys(), 'customGetSocketInstance'].sort(),
+      [...runtime.settings.keys(), 'customGetSocketInstance', 'attachInterval'].sort(),
     );
   });
 });
