@@ -188,8 +188,12 @@ local function onAttached()
   proghooks.install(hook.pool(), hook.isOurs, hook.onProgramHook)
   jitview.install()
   coroutines.install()
-  local _, truncated = coroutines.adoptExisting(state.settings)
-  if truncated then
+  -- (A failed search must not fail the attach: it is said, and the session goes on.)
+  local searched, found, truncated = pcall(coroutines.adoptExisting, state.settings)
+  if not searched then
+    link.log("LuaPanda: the search for coroutines created before the IDE attached failed ("
+      .. tostring(found) .. "): one of them resumed from C may not stop at its breakpoints", 2)
+  elseif truncated then
     link.log("LuaPanda: the search for coroutines created before the IDE attached stopped early (a"
       .. " very large heap): one of them resumed from C may not stop at its breakpoints", 2)
   end

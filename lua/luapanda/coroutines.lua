@@ -14,6 +14,7 @@ local native = require("luapanda.native")
 local events = require("luapanda.events")
 local stepping = require("luapanda.stepping")
 local threadscan = require("luapanda.threadscan")
+local breakpoints = require("luapanda.breakpoints")
 
 local M = {}
 
@@ -66,7 +67,8 @@ function M.adoptExisting(settings)
   if not threadscan.needed or settings.adoptCoroutines == false then return 0, false end
   local mod = native.module()
   local upvalueOf = mod and type(mod.upvalue) == "function" and mod.upvalue or nil
-  local found, truncated = threadscan.find(function(co) return known[co] ~= nil end, upvalueOf)
+  local found, truncated = threadscan.find(function(co) return known[co] ~= nil end, upvalueOf,
+    breakpoints.isOwnSource)
   for _, co in ipairs(found) do adopt(co) end
   return #found, truncated
 end

@@ -24,8 +24,10 @@ M.LIMIT = 2000000
 --- Every coroutine (suspended, or resuming another) reachable from the registry, the globals and
 --- the running thread's stack, except `skip(thread)` ones (not the main thread, nor the running
 --- one); and whether the walk ended early (the object limit). `upvalueOf`: a debug.getupvalue
---- that reads C functions too (the native module's; Lua 5.1's own refuses them).
-function M.find(skip, upvalueOf)
+--- that reads C functions too (the native module's; Lua 5.1's own refuses them). `isOwnSource`:
+--- whether a function's source is the runtime's — its closures hold the debugger's state (its
+--- private coroutines among it), not the program's, and are not walked into.
+function M.find(skip, upvalueOf, isOwnSource)
   local getupvalue = upvalueOf or dgetupvalue
   local seen = {}
   local stack, top = {}, 0
@@ -82,14 +84,16 @@ function M.find(skip, upvalueOf)
         k, value = next(v, k)
       end
     elseif t == "function" then
-      local i = 1
-      while true do
-        local name, value = getupvalue(v, i)
-        if name == nil then break end
-        push(value)
-        i = i + 1
+      if not (isOwnSource and isOwnSource(getinfo(v, "S").source)) then
+        local i = 1
+        while true do
+          local name, value = getupvalue(v, i)
+          if name == nil then break end
+          push(value)
+          i = i + 1
+        end
+        if getfenv then push(getfenv(v)) end
       end
-      if getfenv then push(getfenv(v)) end
     elseif t == "userdata" then
       push(dgetmetatable(v))
       if getuservalue then
