@@ -108,12 +108,13 @@ export class GameWait {
     this.hintTimer = undefined;
     if (!this.open) return;
     const text = slowAttachHint(this.spec.port, this.spec.dialHost !== undefined);
+    // (The console line first: a client that sees the update has the line already.)
+    this.send(new OutputEvent(`${text}\n`, 'console'));
     const body: DebugProtocol.ProgressUpdateEvent['body'] = {
       progressId: this.progressId,
       message: text,
     };
     this.send(new Event('progressUpdate', body) as DebugProtocol.ProgressUpdateEvent);
-    this.send(new OutputEvent(`${text}\n`, 'console'));
   }
 
   /** Closes the notification (once), saying how the wait ended. */
