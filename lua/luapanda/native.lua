@@ -106,13 +106,6 @@ function M.unwake()
   wakingMs = nil
 end
 
---- How an unattached program notices an IDE, in words (getInfo, doctor, the 2 s hint).
-function M.wakeDescription()
-  if wakingMs then return "native wake timer every " .. wakingMs .. " ms" end
-  if wakeProblem then return "no native wake timer: " .. wakeProblem end
-  return nil
-end
-
 --- The connection ends (before its socket closes).
 function M.detach()
   if mod then
@@ -133,8 +126,11 @@ function M.describe()
     parts[#parts + 1] = "watcher on (" .. tostring(st.watcher) .. "; no hook while idle)"
   elseif watchProblem then
     parts[#parts + 1] = "watcher off: " .. watchProblem
-  elseif st.waking then
-    parts[#parts + 1] = "watcher off (not connected; wake timer on: " .. string.format("%d", st.wakeSignals or 0) .. " signals)"
+  elseif wakingMs and st.waking then
+    parts[#parts + 1] = string.format("watcher off (not connected; wake timer every %d ms: %d signals)",
+      wakingMs, st.wakeSignals or 0)
+  elseif wakeProblem then
+    parts[#parts + 1] = "watcher off (not connected); no wake timer: " .. wakeProblem
   else
     parts[#parts + 1] = "watcher off (not connected)"
   end

@@ -157,7 +157,7 @@ export function noGameConnected(wait: AttachWait): SessionError {
       "game's console (install luasocket, or set LuaPanda.customGetSocketInstance);\n" +
       remote +
       '- the game runs but gives the runtime no chance to try: without the native accelerator ' +
-      "(luapanda_native<version> on the game's package.cpath, which tries every 0.25 s), a " +
+      "(luapanda_native<version> on the game's package.cpath, which tries every 0.25 s on Linux), a " +
       'running game tries again only at LuaPanda.tick() and at garbage-collection cycles; call ' +
       'require("LuaPanda").tick() once per frame.\n' +
       'Set "connectionTimeout" (seconds) in the launch configuration to wait longer.',
