@@ -457,8 +457,45 @@ static void stripCount(lua_State *L) {
     lua_sethook(L, lpn_hook, mask, 0);
 }
 
+/* Whether this call event is the call of the running protected call's message handler: an error
+   calls it (errfunc.c), or the program does (exceptions.lua tells which). */
+static int callsMessageHandler(lua_State *L, lua_Debug *ar) {
+  const void *handler = lpn_messageHandler(L);
+  const void *fn;
+  if (handler == NULL) return 0;
+  fn = layoutAgreed >= VERIFY_CALLS ? lpn_calledFunction(L, ar) : NULL;
+  if (fn == NULL) {
+    if (!lua_getinfo(L, "f", ar)) return 0;
+    fn = lua_topointer(L, -1);
+    lua_pop(L, 1);
+  }
+  return fn == handler;
+}
+
+/* The message handler's call: the runtime decides whether the error stops, before the handler
+   runs, with the stack still that of the error. */
+static void onHandlerCall(lua_State *L, lua_Debug *ar) {
+  int top = lua_gettop(L);
+  lpn_busy++;
+  lua_rawgeti(L, LUA_REGISTRYINDEX, lpn.refHandlerFn);
+  if (!lua_getlocal(L, ar, 1)) lua_pushnil(L); /* the error */
+  if (!lua_getinfo(L, "f", ar)) lua_pushnil(L);
+  lpn.handlerCalls++;
+  if (lua_pcall(L, 2, 0, 0) != 0) lpn.callbackErrors++;
+  lua_settop(L, top);
+  lpn_invalidateCache();
+  lpn_busy--;
+  lpn_afterBusy(L);
+}
+
 void lpn_hook(lua_State *L, lua_Debug *ar) {
   int event = ar->event;
+  if (lpn.watchHandlers && event == LUA_HOOKCALL && lpn.installed && !lpn_inside &&
+      callsMessageHandler(L, ar)) {
+    /* A C function runs no lines, and one of Lua calls back as it is called: nothing more. */
+    onHandlerCall(L, ar);
+    return;
+  }
   if (event == LUA_HOOKLINE && lpn.filterOn && lpn.installed &&
       !(lua_gethookmask(L) & LUA_MASKCALL)) {
     /* The line filter (BELOW or INSIDE with lines alone). The hot case: a line whose number no

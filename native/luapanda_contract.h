@@ -7,7 +7,7 @@
 #define LUAPANDA_CONTRACT_H
 
 /* What the Lua side checks before using the module (NATIVE.apiVersion). */
-#define LPN_API_VERSION 7
+#define LPN_API_VERSION 8
 
 /* The hook modes (HOOK_MODES). NONE: no event but the count (if any). */
 #define LPN_MODE_NONE (-1)

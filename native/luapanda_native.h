@@ -54,7 +54,10 @@ typedef struct LpnState {
   int isJIT;
   /* Registry references (LUA_NOREF until installed). */
   int refOwner, refVerdicts, refOwn, refVerdictFn, refHitFn, refPollFn, refSethook, refLines,
-      refRunning;
+      refRunning, refHandlerFn;
+  /* Errors that call the running protected call's message handler are reported to
+     registry[refHandlerFn] (errfunc.c) while watchHandlers is set. */
+  int watchHandlers;
   int jitMode;              /* LuaJIT: the mode of the one global hook */
   unsigned long generation; /* bumped whenever the runtime sets hooks */
   int watching;             /* the watcher reports incoming data: count events only arm polls */
@@ -81,7 +84,7 @@ typedef struct LpnState {
   int filterOn, filterHigh, filterTick;
   unsigned char filterBits[LPN_FILTER_LINES / 8];
   /* Diagnostics. */
-  unsigned long polls, verdictCalls, hits, callbackErrors;
+  unsigned long polls, verdictCalls, hits, callbackErrors, handlerCalls;
   unsigned long resumesInC, resumesInLua; /* coresume.c: done in C, handed to Lua */
 } LpnState;
 
@@ -111,6 +114,10 @@ void lpn_nobpClear(void);
 void lpn_nobpRelease(lua_State *L);
 
 /* coresume.c */
+void lpn_errfuncProbe(lua_State *L);
+const char *lpn_errfuncProblem(void);
+const void *lpn_messageHandler(lua_State *L);
+
 int lpn_coroutineFast(lua_State *L);
 int lpn_resumeState(lua_State *L);
 

@@ -67,6 +67,7 @@ LpnState lpn = {.refOwner = LUA_NOREF,
                 .refSethook = LUA_NOREF,
                 .refLines = LUA_NOREF,
                 .refRunning = LUA_NOREF,
+                .refHandlerFn = LUA_NOREF,
                 .jitMode = LPN_MODE_NONE};
 
 static int isOwnerState(lua_State *L) {
@@ -103,6 +104,7 @@ static int l_install(lua_State *L) {
   lpn.refHitFn = refField(L, "hit", LUA_TFUNCTION, lpn.refHitFn);
   lpn.refPollFn = refField(L, "poll", LUA_TFUNCTION, lpn.refPollFn);
   lpn.refSethook = refField(L, "sethook", LUA_TFUNCTION, lpn.refSethook);
+  lpn.refHandlerFn = refField(L, "handlerCall", LUA_TFUNCTION, lpn.refHandlerFn);
   lua_getfield(L, 1, "isJIT");
   lpn.isJIT = lua_toboolean(L, -1);
   lua_pop(L, 1);
@@ -130,6 +132,7 @@ static int l_install(lua_State *L) {
   lpn.jitMode = LPN_MODE_NONE;
   lpn_invalidateCache();
   lpn_nobpClear();
+  lpn_errfuncProbe(L);
   lpn.installed = 1;
   lua_pushboolean(L, 1);
   return 1;
@@ -184,6 +187,20 @@ static int l_setluahook(lua_State *L) {
   lpn_afterBusy(L);
   if (status != 0) return lua_error(L);
   return 0;
+}
+
+/* watchhandlers(on): report the calls of protected calls' message handlers (errfunc.c). Returns
+   true, or false and why they cannot be read on this interpreter. */
+static int l_watchhandlers(lua_State *L) {
+  const char *problem;
+  requireInstalled(L);
+  if (lua_toboolean(L, 1)) lpn_errfuncProbe(L);
+  problem = lpn_errfuncProblem();
+  lpn.watchHandlers = lua_toboolean(L, 1) && problem == NULL;
+  lua_pushboolean(L, problem == NULL);
+  if (problem == NULL) return 1;
+  lua_pushstring(L, problem);
+  return 2;
 }
 
 static int l_setinside(lua_State *L) {
@@ -324,6 +341,11 @@ static int l_status(lua_State *L) {
   lua_setfield(L, -2, "callReads");
   setNumber(L, "resumesInC", (double)lpn.resumesInC);
   setNumber(L, "resumesInLua", (double)lpn.resumesInLua);
+  lua_pushboolean(L, lpn.watchHandlers);
+  lua_setfield(L, -2, "watchingHandlers");
+  lua_pushstring(L, lpn_errfuncProblem() ? lpn_errfuncProblem() : "read");
+  lua_setfield(L, -2, "messageHandlers");
+  setNumber(L, "handlerCalls", (double)lpn.handlerCalls);
   return 1;
 }
 
@@ -338,11 +360,12 @@ static int l_collect(lua_State *L) {
     lpn_kickStop();
     lpn.watching = 0;
     lpn.waking = 0;
+    lpn.watchHandlers = 0;
     lpn.installed = 0;
     lpn_running = NULL;
     lpn.owner = NULL;
     lpn.refOwner = lpn.refVerdicts = lpn.refOwn = lpn.refVerdictFn = lpn.refHitFn = lpn.refPollFn =
-        lpn.refSethook = lpn.refLines = lpn.refRunning = LUA_NOREF;
+        lpn.refSethook = lpn.refLines = lpn.refRunning = lpn.refHandlerFn = LUA_NOREF;
     lpn_signalRestore();
     lpn_nobpRelease(L);
   }
@@ -405,6 +428,7 @@ static const luaL_Reg functions[] = {{"install", l_install},
                                      {"sethook", l_sethook},
                                      {"setluahook", l_setluahook},
                                      {"setinside", l_setinside},
+                                     {"watchhandlers", l_watchhandlers},
                                      {"running", l_running},
                                      {"thread", l_thread},
                                      {"watch", l_watch},

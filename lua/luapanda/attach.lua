@@ -197,8 +197,13 @@ local function onAttached()
     link.log("LuaPanda: the search for coroutines created before the IDE attached stopped early (a"
       .. " very large heap): one of them resumed from C may not stop at its breakpoints", 2)
   end
-  exceptions.apply()
   native.attach(link.current(), state.settings)
+  local cannot = exceptions.apply()
+  if cannot then
+    link.log("LuaPanda: errors that only the engine catches do not stop (an error under the host's"
+      .. " lua_pcall that no Lua code handles): " .. cannot .. ". Errors in coroutines and in Lua's"
+      .. " pcall/xpcall still stop.", 2)
+  end
   hookmode.update()
 end
 

@@ -111,7 +111,10 @@ end
 function commands.setExceptionBreakpoints(info, id)
   events.announce("filters", errorfilters.parse(info))
   send("setExceptionBreakpoints", {}, id)
-  if state.initialized then exceptions.apply() end
+  if state.initialized then
+    exceptions.apply()
+    if not state.stopped then hookmode.update() end
+  end
 end
 
 function commands.configurationDone(_, id)

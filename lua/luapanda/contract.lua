@@ -41,7 +41,7 @@ M.HOOK_MODES = {
   inside = 2,
 }
 M.NATIVE = {
-  apiVersion = 7,
+  apiVersion = 8,
   modeDepth = 400,
 }
 return M

@@ -1,9 +1,11 @@
 -- exceptions.lua: error stops, switched with the IDE's exception filters while it is attached.
 --   uncaught  the stand-alone interpreter's own message handler is taken over (hosthandler.lua):
 --             every error that would end the program stops, runtime errors included, and the
---             program sees nothing changed. An engine that runs Lua from its own C code has no
---             such handler: there, errors that end a coroutine stop (coroutines.lua) and the rest
---             are reported by the engine as usual; launch mode (runFile) stops on all of them.
+--             program sees nothing changed. An engine that runs Lua from its own C code calls it
+--             under lua_pcall with a message handler of its own: with the native accelerator the
+--             C hook sees an error call that handler (native/errfunc.c) and the error stops before
+--             the handler runs, which then runs as without the debugger (M.onHandlerCall). Errors
+--             that end a coroutine stop (coroutines.lua); launch mode (runFile) stops on all.
 --   caught    pcall and xpcall are replaced (patches.lua) by versions that run the call under a
 --             message handler, so an error is seen before it unwinds. Off unless the IDE asks:
 --             a protected call then has one more frame, which a traceback inside it shows.
@@ -23,6 +25,7 @@ local events = require("luapanda.events")
 local errorfilters = require("luapanda.errorfilters")
 local safe = require("luapanda.safe")
 local hook = require("luapanda.hook")
+local glue = require("luapanda.hooknative")
 local contract = require("luapanda.contract")
 local stops = require("luapanda.stops")
 local state = require("luapanda.state")
@@ -40,6 +43,8 @@ local connected, filters, filterConditions = false, { uncaught = true, caught = 
 events.on("link", function(link) connected = link ~= nil end)
 events.on("filters", function(f, texts) filters, filterConditions = f, texts or {} end)
 local protectors = {}
+-- The runtime's own message handlers (weak): they report the errors they see themselves.
+local ownHandlers = setmetatable({}, { __mode = "k" })
 local runFileBody = nil
 -- The last uncaught error already stopped on (by runFile's handler), so that the interpreter's
 -- handler that sees it next does not stop on it a second time.
@@ -190,6 +195,7 @@ local function newCaughtHandler(handler)
     if handler then return handler(message) end
     return message
   end
+  ownHandlers[h] = true
   return h
 end
 local caughtHandler = newCaughtHandler(nil)
@@ -263,11 +269,49 @@ local function onUncaught(message, handler, thread)
   onException(message, true, handler, co, assertion, coError)
 end
 
---- Applies the IDE's filters (called when attached and whenever the filters change).
+--- Whether the call of `handler` at `level` (relative to the caller) is the program's own call,
+--- not an error's: named by the call (a global, local, field… holding it) from Lua code, when the
+--- error is not a call that failed there ("attempt to call …", named after what was called).
+local function calledByProgram(level, message)
+  local info = getinfo(level + 1, "n")
+  local how = info and info.namewhat or ""
+  if how == "" or how == "metamethod" or how == "hook" then return false end
+  local raiser = getinfo(level + 2, "S")
+  if not raiser or raiser.what == "C" then return false end
+  return not (type(message) == "string" and string.find(message, "attempt to call", 1, true))
+end
+
+--- An error called `handler`, the message handler of the protected call running (an engine's
+--- lua_pcall; the C hook saw it, native/errfunc.c): an error no Lua code catches, which stops as
+--- uncaught before the handler runs. Not the runtime's own handlers, nor one that Lua's xpcall
+--- runs (a caught error: the "caught" filter's business), nor the program calling the handler.
+function M.onHandlerCall(message, handler)
+  if handler == nil or ownHandlers[handler] or rawequal(handler, hosthandler.handler) then return end
+  local f = filters
+  if not connected or not (f.uncaught or f.assert) then return end
+  -- A stack overflow leaves too little room to stop; the program's own message matters more.
+  if type(message) == "string" and string.find(message, "stack overflow", 1, true) then return end
+  local at
+  for l = 2, 200 do
+    local info = getinfo(l, "f")
+    if not info then return end
+    if rawequal(info.func, handler) then at = l break end
+  end
+  if not at or calledByProgram(at, message) or M.isProtected(at + 1) then return end
+  onUncaught(message, handler, coroutines.deadWrapThreadAt(at + 1))
+end
+glue.init({ onHandlerCall = M.onHandlerCall })
+
+--- Applies the IDE's filters (called when attached and whenever the filters change). Returns why
+--- errors that only an engine's own lua_pcall catches cannot stop, when they cannot.
 function M.apply()
   coroutines.setOnDeath(onCoroutineDeath, function(level) return M.isProtected(level + 1) end)
   local f = filters
   if f.uncaught or f.assert then hosthandler.adopt(onUncaught) else hosthandler.release() end
+  -- (The stand-alone interpreter's handler, once adopted, reports its errors itself.)
+  local watch = (f.uncaught or f.assert) and not hosthandler.adopted()
+  local watched, why = glue.watchHandlers(watch)
+  if watch and not watched then return why end
   if f.caught or f.assert then
     patches.replace(_G, "pcall", wrappedPcall)
     patches.replace(_G, "xpcall", wrappedXpcall)
@@ -279,6 +323,7 @@ end
 
 --- Detached: nothing stops, nothing stays replaced.
 function M.remove()
+  glue.watchHandlers(false)
   hosthandler.release()
   patches.revert(_G, "pcall")
   patches.revert(_G, "xpcall")
@@ -297,7 +342,8 @@ function M.runFile(path, ...)
   for i = 1, args.n do argTable[i] = args[i] end
   rawset(_G, "arg", argTable)
   local traceback
-  local function handler(message)
+  local handler
+  handler = function(message)
     if not alreadyReported(message) and connected then
       local assertion = raisedByAssert(handler)
       if wanted(true, assertion) then
@@ -310,6 +356,7 @@ function M.runFile(path, ...)
     traceback = debug.traceback(text, 2)
     return message
   end
+  ownHandlers[handler] = true
   local function body()
     return chunk(unpack(args, 1, args.n))
   end

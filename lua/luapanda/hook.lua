@@ -436,7 +436,8 @@ function M.configure(state)
   enabled = state.enabled and true or false
   pollEvery = state.pollEvery or pollEvery
   linesPerTick = linefilter.configure(state.hookStrategy, pollEvery)
-  bpMode = breakpoints.count() > 0
+  -- (Message handlers watched in C need call events everywhere, as breakpoints elsewhere do.)
+  bpMode = breakpoints.count() > 0 or glue.watchesHandlers()
   entryCalls = breakpoints.functionCount() > 0
   slow = state.slow and true or false
   armed = nil

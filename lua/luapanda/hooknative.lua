@@ -23,6 +23,10 @@ local enabled, bpMode, slow = false, false, false
 -- level, fn) and onEntry(...) (hook.init), and hook.lua's setInside(v), isInside(),
 -- isSpecial() and onUse(mod, watching) (the module in use changed).
 local onPoll, onBreakpoint, onEntry, setInside, isInside, isSpecial, onUse
+-- exceptions.lua's: an error called the running protected call's message handler (watchHandlers).
+local onHandlerCall
+-- The C hook reports message handlers' calls (native/errfunc.c): set by M.watchHandlers.
+local handlersWatched = false
 
 --- Takes the callbacks named above; any left out keep their earlier value.
 function M.init(callbacks)
@@ -33,6 +37,7 @@ function M.init(callbacks)
   isInside = callbacks.isInside or isInside
   isSpecial = callbacks.isSpecial or isSpecial
   onUse = callbacks.onUse or onUse
+  onHandlerCall = callbacks.onHandlerCall or onHandlerCall
 end
 
 -- Called by the C hook, so the code that fired the hook is at level 2 and these functions stand
@@ -64,11 +69,37 @@ local function nativePoll()
   setInside(false)
 end
 
+-- Called by the C hook as an error calls the message handler `handler` of the protected call
+-- running (an engine's lua_pcall): the stack is still that of the error.
+local function nativeHandlerCall(message, handler)
+  if onHandlerCall and not isInside() then onHandlerCall(message, handler) end
+end
+
 --- What the native module's install() needs from the runtime.
 function M.nativeCallbacks()
   return { verdicts = verdicts, own = breakpoints.ownFunctions, verdict = verdict,
-    hit = nativeHit, poll = nativePoll, sethook = debug.sethook, isJIT = isJIT }
+    hit = nativeHit, poll = nativePoll, sethook = debug.sethook, isJIT = isJIT,
+    handlerCall = nativeHandlerCall }
 end
+
+--- Asks the C hook to report the calls of protected calls' message handlers (on), or not. Returns
+--- whether it does, and why not when it cannot (no native module; an interpreter whose state it
+--- cannot read). Takes effect at the next configure: watching needs call events everywhere, as
+--- breakpoints elsewhere do (hook.lua's bpMode), and no line filter.
+local handlersWanted = false
+local function watchHandlersNow()
+  local ok, why = false, "needs the native accelerator"
+  if native and native.watchhandlers then ok, why = native.watchhandlers(handlersWanted) end
+  handlersWatched = (handlersWanted and ok) and true or false
+  return ok, why
+end
+function M.watchHandlers(on)
+  handlersWanted = on and true or false
+  return watchHandlersNow()
+end
+
+--- Whether the C hook reports message handlers' calls now.
+function M.watchesHandlers() return handlersWatched and native ~= nil end
 
 --- Uses the native module (nil: the pure-Lua hook); `watch`: its watcher polls for us. Takes
 --- effect at the next configure/refresh.
@@ -76,6 +107,7 @@ function M.useNative(mod, watch)
   native = mod
   watching = (mod ~= nil) and watch and true or false
   threads.useNative(native, watching)
+  watchHandlersNow()
   onUse(native, watching)
 end
 
@@ -85,7 +117,8 @@ end
 function M.configure(isEnabled, withBreakpoints, isSlow, entryCalls)
   enabled, bpMode, slow = isEnabled, withBreakpoints, isSlow
   if native then
-    native.setlinefilter(enabled and bpMode and not entryCalls and breakpoints.lineFilter() or nil)
+    native.setlinefilter(enabled and bpMode and not entryCalls and not handlersWatched
+      and breakpoints.lineFilter() or nil)
   end
 end
 

@@ -127,6 +127,6 @@ export const HOOK_MODES = {
  * the line filters (lua/luapanda/hookfilter.lua, native/hook.c) read a thread's mode from.
  */
 export const NATIVE = {
-  apiVersion: 7,
+  apiVersion: 8,
   modeDepth: 400,
 } as const;

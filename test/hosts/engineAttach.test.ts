@@ -56,6 +56,11 @@ describe('engine hosts: the engine game attached from the boot script', function
 
       await c.request('setBreakPoint', { path: game.file(PLAYER), bks: [] });
       await c.request('continue', {});
+      if (host.native && !host.isLuaJIT) {
+        // The error only the engine catches stops there too (engineErrors.test.ts).
+        await ide.nextStop('stopOnException');
+        await c.request('continue', {});
+      }
       await engine.waitForOutput(/^\[lua\] frame 6: /m);
       await engine.waitForOutput(/^\[lua\] job tick 6 /m);
       assert.match(engine.stderr, /^\[engine\] error in Update: game\/player\.lua:\d+: /m);

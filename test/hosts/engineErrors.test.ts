@@ -1,0 +1,107 @@
+/**
+ * Errors only the engine catches: the engine game's Update raises an error at its fourth frame,
+ * which no Lua code handles — the host's lua_pcall does, with its C message handler, and logs it.
+ * With the "uncaught" filter on, an attached game stops at the line that raised it, with its
+ * message and locals, before the engine's handler runs; once continued, the engine logs exactly
+ * what it logs without the debugger and the frames go on. That takes the native accelerator on
+ * Lua 5.1-5.4 (native/errfunc.c reads which function is the running call's message handler);
+ * elsewhere the error is logged as without the debugger, and the runtime says why it did not stop.
+ */
+import { strict as assert } from 'node:assert';
+import { engineHostVariants, startEngine, type EngineHost } from '../harness/engineHost';
+import { LuaProcess } from '../harness/luaProcess';
+import { scenario } from '../harness/scenario';
+import { TestIde } from '../harness/testIde';
+import { topOf } from '../runtime/helpers';
+
+const game = scenario('engine');
+const PLAYER = 'game/player.lua';
+const HIT = game.line(PLAYER, 'hit');
+const PLANTED = game.line('boot.lua', 'planted');
+
+/** The engine's log of the planted error: its line and the traceback under it. */
+function errorBlock(stderr: string): string {
+  const lines = stderr.split('\n');
+  const first = lines.findIndex((l) => l.startsWith('[engine] error in Update'));
+  assert.ok(first >= 0, stderr);
+  const block = [lines[first]];
+  for (const l of lines.slice(first + 1)) {
+    if (!/^(stack traceback:|\t)/.test(l)) break;
+    block.push(l);
+  }
+  return block.join('\n');
+}
+
+function stopsOnEngineErrors(host: EngineHost): boolean {
+  return host.native === true && !host.isLuaJIT;
+}
+
+describe('engine hosts: errors only the engine catches', function () {
+  this.timeout(30_000);
+  let ide: TestIde | undefined;
+  let engine: LuaProcess | undefined;
+  const plainLogs = new Map<string, string>();
+
+  afterEach(async () => {
+    engine?.kill();
+    await engine?.exited;
+    await ide?.close();
+    engine = undefined;
+    ide = undefined;
+  });
+
+  for (const host of engineHostVariants().hosts) {
+    const stops = stopsOnEngineErrors(host);
+    it(`${host.label}: ${stops ? 'stops at the line that raised it, then the engine logs what it logs plain' : 'are logged as plain, and the runtime says why they do not stop'}`, async () => {
+      let plain = plainLogs.get(host.host);
+      if (plain === undefined) {
+        const run = startEngine(host, { root: game.dir, frames: 6 });
+        await run.exited;
+        plain = errorBlock(run.stderr);
+        plainLogs.set(host.host, plain);
+      }
+
+      ide = await TestIde.start();
+      engine = startEngine(host, { root: game.dir, bootArgs: [String(ide.port)] });
+      await ide.accept();
+      await ide.handshake({ cwd: game.dir, waitConfigurationDone: true });
+      const c = ide.connection;
+      await c.request('setExceptionBreakpoints', { filters: ['uncaught'] });
+      await c.request('configurationDone', {});
+
+      if (stops) {
+        const stop = await ide.nextStop('stopOnException');
+        const top = topOf(stop.stack);
+        assert.equal(top.oPath, PLAYER, JSON.stringify(stop.stack));
+        assert.equal(top.line, HIT);
+        const caller = stop.stack[1];
+        assert.equal(caller?.oPath, 'boot.lua', JSON.stringify(stop.stack));
+        assert.equal(caller?.line, PLANTED);
+        const info = stop.info as { exceptionText?: string; uncaught?: boolean };
+        assert.match(info.exceptionText ?? '', /attempt to perform arithmetic/);
+        assert.equal(info.uncaught, true);
+        const locals = await c.request('getVariable', {
+          varRef: '10000',
+          stackId: String(top.index),
+        });
+        assert.equal(locals.find((v) => v.name === 'damage')?.value, 'nil', JSON.stringify(locals));
+        assert.equal(
+          engine.stderr.includes('[engine] error'),
+          false,
+          'stopped before the engine handler ran',
+        );
+        await c.request('continue', {});
+      }
+      await engine.waitForOutput(/^\[lua\] frame 6: /m);
+      assert.equal(errorBlock(engine.stderr), plain);
+      if (!stops) {
+        await ide.next(
+          (n) =>
+            n.cmd === 'output' &&
+            /errors that only the engine catches do not stop/.test(JSON.stringify(n)),
+        );
+      }
+      assert.equal(engine.hasExited, false, 'the game runs until it is closed');
+    });
+  }
+});
