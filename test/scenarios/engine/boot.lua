@@ -25,7 +25,9 @@ function Update(dt)
     pcall(player.hit, player, nil)
     xpcall(function() return player:hit(nil) end, debug.traceback)
   end
-  if frame == ERROR_FRAME then
+  -- (A debugger session that attached later sets the global RaiseNow to raise it once more.)
+  if frame == ERROR_FRAME or RaiseNow then
+    RaiseNow = nil
     player:hit(nil) -- @planted
   end
 end
