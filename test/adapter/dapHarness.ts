@@ -252,6 +252,18 @@ export class DapTest {
     }
   }
 
+  /**
+   * Kills the adapter process as a crashing IDE goes: no disconnect request, the game's link just
+   * drops. (DebugClient keeps its process private; its own stop() sends a disconnect first.)
+   */
+  killAdapter(): void {
+    const adapter = (
+      this.dc as unknown as { _adapterProcess?: { kill(signal: string): boolean } | null }
+    )._adapterProcess;
+    adapter?.kill('SIGKILL');
+    this.stopped = true; // nothing left for close() to end: the game is the test's to end
+  }
+
   /** Ends the session and the adapter; checks that the launched program is gone. */
   async close(): Promise<void> {
     if (this.stopped) return;

@@ -11,7 +11,7 @@ import { strict as assert } from 'node:assert';
 import { engineHostVariants, startEngine } from '../harness/engineHost';
 import { LuaProcess } from '../harness/luaProcess';
 import { scenario } from '../harness/scenario';
-import { freePort } from '../adapter/dapHarness';
+import { DapTest, freePort } from '../adapter/dapHarness';
 import { useDapTest } from '../adapter/useDapTest';
 
 const game = scenario('engine');
@@ -70,6 +70,35 @@ describe('engine hosts: attached later through the debug adapter', function () {
       assert.equal(errors(), 2, engine.stderr);
 
       await t.dc.disconnectRequest({});
+      const frames = (engine.stdout.match(/^\[lua\] frame \d+: /gm) ?? []).length;
+      await engine.waitForOutput(new RegExp(`^\\[lua\\] frame ${frames + 3}: `, 'm'));
+      assert.equal(engine.hasExited, false, 'the game runs until it is closed');
+    });
+
+    it(`${host.label}: with a game-sized heap, a new IDE re-attaches after the first was killed while the game was stopped`, async () => {
+      const port = await freePort();
+      engine = startEngine(host, { root: game.dir, bootArgs: [String(port)], ballastMb: 48 });
+      await engine.waitForOutput(/^\[lua\] frame 2: /m);
+      const attach = (dap: DapTest) =>
+        dap.start(
+          'attach',
+          { connectionPort: port, cwd: game.dir },
+          { breakpoints: { [PLAYER]: [{ line: MOVE }] } },
+        );
+      await attach(t);
+      await t.stoppedAt('breakpoint', PLAYER, MOVE);
+      t.killAdapter();
+
+      const second = await new DapTest().open();
+      try {
+        await attach(second);
+        const stop = await second.stoppedAt('breakpoint', PLAYER, MOVE);
+        assert.equal(stop.top.name, 'Player:move');
+        await second.dc.setBreakpointsRequest({ source: { path: PLAYER }, breakpoints: [] });
+        await second.dc.disconnectRequest({});
+      } finally {
+        await second.close();
+      }
       const frames = (engine.stdout.match(/^\[lua\] frame \d+: /gm) ?? []).length;
       await engine.waitForOutput(new RegExp(`^\\[lua\\] frame ${frames + 3}: `, 'm'));
       assert.equal(engine.hasExited, false, 'the game runs until it is closed');
