@@ -490,12 +490,10 @@ static void onHandlerCall(lua_State *L, lua_Debug *ar) {
 
 void lpn_hook(lua_State *L, lua_Debug *ar) {
   int event = ar->event;
+  /* (The event then goes on as any call: a handler written in Lua runs lines like any function.) */
   if (lpn.watchHandlers && event == LUA_HOOKCALL && lpn.installed && !lpn_inside &&
-      callsMessageHandler(L, ar)) {
-    /* A C function runs no lines, and one of Lua calls back as it is called: nothing more. */
+      callsMessageHandler(L, ar))
     onHandlerCall(L, ar);
-    return;
-  }
   if (event == LUA_HOOKLINE && lpn.filterOn && lpn.installed &&
       !(lua_gethookmask(L) & LUA_MASKCALL)) {
     /* The line filter (BELOW or INSIDE with lines alone). The hot case: a line whose number no

@@ -100,6 +100,11 @@ export interface EngineOptions {
   readonly periodMs?: number;
   /** Megabytes of Lua tables allocated at boot, for a game-sized heap (default 0). */
   readonly ballastMb?: number;
+  /**
+   * The message handler of the calls into Lua after boot: the host's C function (default), the
+   * global `__G__TRACKBACK__` as Cocos2d-x calls it, or none (`lua_pcall(L, n, r, 0)`).
+   */
+  readonly handler?: 'c' | 'lua' | 'none';
   /** The boot script's `...`, e.g. `[String(port)]` for a boot script that starts the runtime. */
   readonly bootArgs?: readonly string[];
   /** Put dist/lua on LUA_PATH so that `require("LuaPanda")` finds the runtime (default true). */
@@ -114,6 +119,7 @@ export function engineArgs(options: EngineOptions): string[] {
   if (options.frames !== undefined) args.push('--frames', String(options.frames));
   if (options.periodMs !== undefined) args.push('--period-ms', String(options.periodMs));
   if (options.ballastMb !== undefined) args.push('--ballast-mb', String(options.ballastMb));
+  if (options.handler !== undefined) args.push('--handler', options.handler);
   if (options.bootArgs && options.bootArgs.length > 0) args.push('--', ...options.bootArgs);
   return args;
 }

@@ -8,11 +8,15 @@
  * C message handler and resumes the coroutines of the global table `Jobs` with lua_resume. Errors
  * are logged to stderr with their traceback and the next frame runs, as an engine does.
  *
- *   engine [--root DIR] [--frames N] [--period-ms MS] [--ballast-mb MB] [-- BOOT-ARGS...]
+ *   engine [--root DIR] [--frames N] [--period-ms MS] [--ballast-mb MB] [--handler c|lua|none]
+ *          [-- BOOT-ARGS...]
  *
  * --root: the script root (default "."), which holds boot.lua. --frames: how many frames to run
  * (default 0: until the script sets the global `Quit`). --period-ms: the sleep between frames
- * (default 10). --ballast-mb: a tree of Lua tables allocated at boot (default 0), so that the heap
+ * (default 10). --handler: the message handler of the calls into Lua after boot — the engine's C
+ * function (default), the global Lua function __G__TRACKBACK__ as Cocos2d-x calls it (the C one
+ * while the global is not a function), or none (lua_pcall without a handler: the bare message is
+ * logged). --ballast-mb: a tree of Lua tables allocated at boot (default 0), so that the heap
  * is game-sized. BOOT-ARGS are passed to boot.lua as its `...`. Update gets a fixed time step
  * (the period, in seconds), as fixed-step engines pass, so that runs can be compared.
  * The process exits 0 after the last frame, 1 when boot.lua fails, 2 on a bad command line.
@@ -37,8 +41,11 @@ int luaopen_socket_core(lua_State *L);
 #define LOG_TAG "[lua] "
 #define ENGINE_TAG "[engine] "
 
+typedef enum { HANDLER_C, HANDLER_LUA, HANDLER_NONE } HandlerKind;
+
 typedef struct {
   const char *root;
+  HandlerKind handler;
   long frames;
   long periodMs;
   long ballastMb;
@@ -115,11 +122,28 @@ static void logError(const char *where, const char *text) {
   fflush(stderr);
 }
 
-/* Calls the function below its `nargs` arguments under the message handler; logs a failure. */
-static int protectedCall(lua_State *L, int nargs, const char *where) {
+/* Calls the function below its `nargs` arguments under the message handler `kind` asks for;
+ * logs a failure. */
+static int protectedCall(lua_State *L, int nargs, const char *where, HandlerKind kind) {
   int base = lua_gettop(L) - nargs;
   int status;
-  lua_pushcfunction(L, messageHandler);
+  if (kind == HANDLER_NONE) {
+    status = lua_pcall(L, nargs, 0, 0);
+    if (status != 0) {
+      logError(where, lua_tostring(L, -1));
+      lua_pop(L, 1);
+    }
+    return status;
+  }
+  lua_pushnil(L);
+  if (kind == HANDLER_LUA) {
+    lua_pop(L, 1);
+    lua_getglobal(L, "__G__TRACKBACK__");
+  }
+  if (!lua_isfunction(L, -1)) {
+    lua_pop(L, 1);
+    lua_pushcfunction(L, messageHandler);
+  }
   lua_insert(L, base);
   status = lua_pcall(L, nargs, 0, base);
   if (status != 0) {
@@ -365,7 +389,7 @@ static long frameLoop(lua_State *L, const Options *o) {
     lua_getglobal(L, "Update");
     if (lua_isfunction(L, -1)) {
       lua_pushnumber(L, dt);
-      protectedCall(L, 1, "Update");
+      protectedCall(L, 1, "Update", o->handler);
     } else {
       lua_pop(L, 1);
     }
@@ -391,6 +415,7 @@ static int parseOptions(int argc, char **argv, Options *o) {
   o->frames = 0;
   o->periodMs = 10;
   o->ballastMb = 0;
+  o->handler = HANDLER_C;
   o->bootArgc = 0;
   o->bootArgv = NULL;
   for (i = 1; i < argc; i++) {
@@ -409,6 +434,16 @@ static int parseOptions(int argc, char **argv, Options *o) {
       if (!parseLong(argv[++i], &o->periodMs)) return 0;
     } else if (strcmp(a, "--ballast-mb") == 0) {
       if (!parseLong(argv[++i], &o->ballastMb)) return 0;
+    } else if (strcmp(a, "--handler") == 0) {
+      const char *kind = argv[++i];
+      if (strcmp(kind, "c") == 0)
+        o->handler = HANDLER_C;
+      else if (strcmp(kind, "lua") == 0)
+        o->handler = HANDLER_LUA;
+      else if (strcmp(kind, "none") == 0)
+        o->handler = HANDLER_NONE;
+      else
+        return 0;
     } else {
       return 0;
     }
@@ -431,7 +466,7 @@ static int boot(lua_State *L, const Options *o) {
   }
   lua_pop(L, 1);
   for (i = 0; i < o->bootArgc; i++) lua_pushstring(L, o->bootArgv[i]);
-  return protectedCall(L, o->bootArgc, "boot.lua");
+  return protectedCall(L, o->bootArgc, "boot.lua", HANDLER_C);
 }
 
 int main(int argc, char **argv) {
@@ -441,7 +476,8 @@ int main(int argc, char **argv) {
   int status;
   if (!parseOptions(argc, argv, &o)) {
     fprintf(stderr,
-            "usage: %s [--root DIR] [--frames N] [--period-ms MS] [--ballast-mb MB] "
+            "usage: %s [--root DIR] [--frames N] [--period-ms MS] [--ballast-mb MB] [--handler "
+            "c|lua|none] "
             "[-- BOOT-ARGS...]\n",
             argv[0]);
     return 2;

@@ -1,11 +1,14 @@
 /**
  * Errors only the engine catches: the engine game's Update raises an error at its fourth frame,
- * which no Lua code handles — the host's lua_pcall does, with its C message handler, and logs it.
+ * which no Lua code handles — the host's lua_pcall does, with its C message handler, a Lua one
+ * (as Cocos2d-x) or none, and logs it. At its second frame Lua code catches errors itself (pcall,
+ * xpcall): those never stop under the "uncaught" filter.
  * With the "uncaught" filter on, an attached game stops at the line that raised it, with its
  * message and locals, before the engine's handler runs; once continued, the engine logs exactly
  * what it logs without the debugger and the frames go on. That takes the native accelerator on
- * Lua 5.1-5.4 (native/errfunc.c reads which function is the running call's message handler);
- * elsewhere the error is logged as without the debugger, and the runtime says why it did not stop.
+ * Lua 5.1-5.4 (native/errfunc.c reads which function is the running call's message handler), and
+ * a handler: with none, nothing of Lua runs between the error and the engine (a known limit).
+ * Elsewhere the error is logged as without the debugger, and the runtime says why it did not stop.
  */
 import { strict as assert } from 'node:assert';
 import { engineHostVariants, startEngine, type EngineHost } from '../harness/engineHost';
@@ -32,8 +35,17 @@ function errorBlock(stderr: string): string {
   return block.join('\n');
 }
 
-function stopsOnEngineErrors(host: EngineHost): boolean {
-  return host.native === true && !host.isLuaJIT;
+type Handler = 'c' | 'lua' | 'none';
+const HANDLERS: { kind: Handler; label: string }[] = [
+  { kind: 'c', label: "the engine's C message handler" },
+  { kind: 'lua', label: 'a Lua message handler (__G__TRACKBACK__, as Cocos2d-x)' },
+  { kind: 'none', label: 'no message handler' },
+];
+
+/** Whether the error stops, and whether the runtime says at attach why such errors do not. */
+function expectationOf(host: EngineHost, handler: Handler): { stops: boolean; says: boolean } {
+  const readable = host.native === true && !host.isLuaJIT;
+  return { stops: readable && handler !== 'none', says: !readable };
 }
 
 describe('engine hosts: errors only the engine catches', function () {
@@ -51,57 +63,67 @@ describe('engine hosts: errors only the engine catches', function () {
   });
 
   for (const host of engineHostVariants().hosts) {
-    const stops = stopsOnEngineErrors(host);
-    it(`${host.label}: ${stops ? 'stops at the line that raised it, then the engine logs what it logs plain' : 'are logged as plain, and the runtime says why they do not stop'}`, async () => {
-      let plain = plainLogs.get(host.host);
-      if (plain === undefined) {
-        const run = startEngine(host, { root: game.dir, frames: 6 });
-        await run.exited;
-        plain = errorBlock(run.stderr);
-        plainLogs.set(host.host, plain);
-      }
+    for (const { kind: handler, label } of HANDLERS) {
+      const { stops, says } = expectationOf(host, handler);
+      const what = stops
+        ? 'stop at the line that raised them, then the engine logs what it logs plain'
+        : 'are logged as plain and do not stop';
+      it(`${host.label}, ${label}: ${what}${says ? ', and the runtime says why' : ''}`, async () => {
+        const key = `${host.host} ${handler}`;
+        let plain = plainLogs.get(key);
+        if (plain === undefined) {
+          const run = startEngine(host, { root: game.dir, frames: 6, handler });
+          await run.exited;
+          plain = errorBlock(run.stderr);
+          plainLogs.set(key, plain);
+        }
 
-      ide = await TestIde.start();
-      engine = startEngine(host, { root: game.dir, bootArgs: [String(ide.port)] });
-      await ide.accept();
-      await ide.handshake({ cwd: game.dir, waitConfigurationDone: true });
-      const c = ide.connection;
-      await c.request('setExceptionBreakpoints', { filters: ['uncaught'] });
-      await c.request('configurationDone', {});
+        ide = await TestIde.start();
+        engine = startEngine(host, { root: game.dir, bootArgs: [String(ide.port)], handler });
+        await ide.accept();
+        await ide.handshake({ cwd: game.dir, waitConfigurationDone: true });
+        const c = ide.connection;
+        await c.request('setExceptionBreakpoints', { filters: ['uncaught'] });
+        await c.request('configurationDone', {});
 
-      if (stops) {
-        const stop = await ide.nextStop('stopOnException');
-        const top = topOf(stop.stack);
-        assert.equal(top.oPath, PLAYER, JSON.stringify(stop.stack));
-        assert.equal(top.line, HIT);
-        const caller = stop.stack[1];
-        assert.equal(caller?.oPath, 'boot.lua', JSON.stringify(stop.stack));
-        assert.equal(caller?.line, PLANTED);
-        const info = stop.info as { exceptionText?: string; uncaught?: boolean };
-        assert.match(info.exceptionText ?? '', /attempt to perform arithmetic/);
-        assert.equal(info.uncaught, true);
-        const locals = await c.request('getVariable', {
-          varRef: '10000',
-          stackId: String(top.index),
-        });
-        assert.equal(locals.find((v) => v.name === 'damage')?.value, 'nil', JSON.stringify(locals));
-        assert.equal(
-          engine.stderr.includes('[engine] error'),
-          false,
-          'stopped before the engine handler ran',
-        );
-        await c.request('continue', {});
-      }
-      await engine.waitForOutput(/^\[lua\] frame 6: /m);
-      assert.equal(errorBlock(engine.stderr), plain);
-      if (!stops) {
-        await ide.next(
-          (n) =>
-            n.cmd === 'output' &&
-            /errors that only the engine catches do not stop/.test(JSON.stringify(n)),
-        );
-      }
-      assert.equal(engine.hasExited, false, 'the game runs until it is closed');
-    });
+        if (stops) {
+          const stop = await ide.nextStop('stopOnException');
+          const top = topOf(stop.stack);
+          assert.equal(top.oPath, PLAYER, JSON.stringify(stop.stack));
+          assert.equal(top.line, HIT);
+          const caller = stop.stack[1];
+          assert.equal(caller?.oPath, 'boot.lua', JSON.stringify(stop.stack));
+          assert.equal(caller?.line, PLANTED);
+          const info = stop.info as { exceptionText?: string; uncaught?: boolean };
+          assert.match(info.exceptionText ?? '', /attempt to perform arithmetic/);
+          assert.equal(info.uncaught, true);
+          const locals = await c.request('getVariable', {
+            varRef: '10000',
+            stackId: String(top.index),
+          });
+          assert.equal(
+            locals.find((v) => v.name === 'damage')?.value,
+            'nil',
+            JSON.stringify(locals),
+          );
+          assert.equal(
+            engine.stderr.includes('[engine] error'),
+            false,
+            'stopped before the engine handler ran',
+          );
+          await c.request('continue', {});
+        }
+        await engine.waitForOutput(/^\[lua\] frame 6: /m);
+        assert.equal(errorBlock(engine.stderr), plain);
+        if (says) {
+          await ide.next(
+            (n) =>
+              n.cmd === 'output' &&
+              /errors that only the engine catches do not stop/.test(JSON.stringify(n)),
+          );
+        }
+        assert.equal(engine.hasExited, false, 'the game runs until it is closed');
+      });
+    }
   }
 });

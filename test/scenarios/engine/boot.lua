@@ -43,6 +43,11 @@ local function job(dt)
   end
 end
 
+-- The message handler an engine such as Cocos2d-x calls Update under (the host's --handler lua).
+function __G__TRACKBACK__(message)
+  return debug.traceback(tostring(message), 2)
+end
+
 -- Created by Lua before the first frame, resumed from C every frame.
 Jobs = { coroutine.create(job) }
 print("boot done: player " .. player.name .. " from " .. debug.getinfo(player.move, "S").source)
