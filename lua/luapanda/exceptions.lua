@@ -29,6 +29,8 @@ local glue = require("luapanda.hooknative")
 local contract = require("luapanda.contract")
 local stops = require("luapanda.stops")
 local state = require("luapanda.state")
+local paths = require("luapanda.paths")
+local enginecatch = require("luapanda.enginecatch")
 
 local M = {}
 
@@ -281,6 +283,23 @@ local function calledByProgram(level, message)
   return not (type(message) == "string" and string.find(message, "attempt to call", 1, true))
 end
 
+--- Whether the protected call that catches an error raised at `level` (relative to the caller) in
+--- the running thread was made by the program's own Lua code — a chunk loaded from a file — rather
+--- than by the engine: C (lua_pcall), or Lua code of the engine's own (LÖVE's boot code, named
+--- "=[love "boot.lua"]"), whose catch is the engine's as much as lua_pcall's is.
+local function caughtByProgram(level)
+  for l = level + 1, 1000000 do
+    local info = getinfo(l, "f")
+    if not info then return false end
+    if protectors[info.func] then
+      local caller = getinfo(l + 1, "S")
+      return caller ~= nil and caller.what ~= "C" and paths.isFileSource(caller.source)
+    end
+  end
+  return false
+end
+M.caughtByProgram = caughtByProgram
+
 --- An error called `handler`, the message handler of the protected call running (an engine's
 --- lua_pcall; the C hook saw it, native/errfunc.c): an error no Lua code catches, which stops as
 --- uncaught before the handler runs. Not the runtime's own handlers, nor one that Lua's xpcall
@@ -297,7 +316,7 @@ function M.onHandlerCall(message, handler)
     if not info then return end
     if rawequal(info.func, handler) then at = l break end
   end
-  if not at or calledByProgram(at, message) or M.isProtected(at + 1) then return end
+  if not at or calledByProgram(at, message) or caughtByProgram(at + 1) then return end
   onUncaught(message, handler, coroutines.deadWrapThreadAt(at + 1))
 end
 glue.init({ onHandlerCall = M.onHandlerCall })
@@ -311,7 +330,14 @@ function M.apply()
   -- (The stand-alone interpreter's handler, once adopted, reports its errors itself.)
   local watch = (f.uncaught or f.assert) and not hosthandler.adopted()
   local watched, why = glue.watchHandlers(watch)
-  if watch and not watched then return why end
+  -- (LuaJIT: the engine's own long-lived xpcall, such as LÖVE's main loop's, stands in instead.)
+  local standing = 0
+  if watch then
+    standing = enginecatch.adopt(function(message, standIn) onUncaught(message, standIn, nil) end)
+  else
+    enginecatch.release()
+  end
+  if watch and not watched and standing == 0 then return why end
   if f.caught or f.assert then
     patches.replace(_G, "pcall", wrappedPcall)
     patches.replace(_G, "xpcall", wrappedXpcall)
@@ -324,6 +350,7 @@ end
 --- Detached: nothing stops, nothing stays replaced.
 function M.remove()
   glue.watchHandlers(false)
+  enginecatch.release()
   hosthandler.release()
   patches.revert(_G, "pcall")
   patches.revert(_G, "xpcall")

@@ -217,6 +217,47 @@ function describeVariant(variant: LoveVariant): void {
       await third.stoppedAt('breakpoint', MAIN, line);
     });
 
+    it('stops at an error only LÖVE catches, then LÖVE reports it as it does without the debugger', async () => {
+      // Unattached: the runtime is loaded and nobody listens.
+      const plain = await startGame(
+        { port: await freePort(), native: variant.native, raise: 5, every: 1 },
+        1,
+        GAME_START_MS,
+      );
+      await plain.waitForExit(TIMEOUT_MS);
+      const report = (stderr: string) => stderr.slice(stderr.indexOf('Error: '));
+      assert.match(
+        report(plain.stderr),
+        /^Error: main\.lua:\d+: attempt to index/,
+        plain.describe(),
+      );
+
+      const game = await runningGame();
+      const t = await newSession();
+      const update = lineOf('main.lua', 'update');
+      await attach(t, game, { [MAIN]: [{ line: update }] });
+      const stop = await t.stoppedAt('breakpoint', MAIN, update);
+      await repl(t, stop.top.id, 'RAISE_REQUESTED = true');
+      await t.dc.setBreakpointsRequest({ source: { path: MAIN }, breakpoints: [] });
+      await t.dc.continueRequest({ threadId: 1 });
+      const raised = await t.stoppedAt('exception', MAIN, lineOf('main.lua', 'raise'));
+      const info = await t.dc.exceptionInfoRequest({ threadId: raised.event.threadId ?? 1 });
+      assert.match(info.body.description ?? '', /attempt to index/);
+      assert.ok('target' in (await t.locals(raised.top.id)));
+      // The stop runs inside LÖVE's error handling: an expression that fails still says why.
+      const failed = await t.dc
+        .evaluateRequest({ expression: 'target.hp', frameId: raised.top.id, context: 'watch' })
+        .then(
+          (r) => r.body.result,
+          (e: unknown) => String(e),
+        );
+      assert.match(failed, /attempt to index/, failed);
+      assert.doesNotMatch(game.stderr, /Error: /, 'stopped before LÖVE handled it');
+      await t.dc.continueRequest({ threadId: raised.event.threadId ?? 1 });
+      await game.waitForExit(TIMEOUT_MS);
+      assert.equal(report(game.stderr), report(plain.stderr));
+    });
+
     it('quits cleanly when the debug console sets QUIT_REQUESTED', async () => {
       const game = await runningGame();
       const t = await newSession();

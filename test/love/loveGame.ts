@@ -26,6 +26,8 @@ export interface LoveGameOptions {
   frames?: number;
   /** A "frame N update_us T" line every this many frames. */
   every?: number;
+  /** The frame that raises the error only LÖVE catches (0: none). */
+  raise?: number;
 }
 
 export interface GameExit {
@@ -61,6 +63,7 @@ export class LoveGame {
     if (options.native) env = { ...env, ...nativeCpathEnv(NATIVE_DIR, env) };
     const args = [`port=${options.port}`, `frames=${options.frames ?? 0}`];
     if (options.every !== undefined) args.push(`every=${options.every}`);
+    if (options.raise !== undefined) args.push(`raise=${options.raise}`);
     this.child = spawn('xvfb-run', ['-a', 'love', GAME_DIR, ...args], {
       cwd: GAME_DIR,
       env,
