@@ -252,8 +252,13 @@ function M.doctor()
   lines[#lines + 1] = compat.canCompile and "load/loadstring: available (watch and conditions work)" or "load/loadstring: missing"
   lines[#lines + 1] = exceptions.hasHostHandler()
     and "uncaught errors: every one stops, runtime errors included (the interpreter's message handler is taken over)"
-    or ("uncaught errors: stop only under LuaPanda.runFile and when they end a coroutine ("
+    or ("uncaught errors: stop under LuaPanda.runFile, when they end a coroutine, and as the next"
+      .. " line says (no interpreter message handler taken over: "
       .. tostring(exceptions.hostHandlerProblem()) .. ")")
+  if not exceptions.hasHostHandler() then
+    lines[#lines + 1] = "errors only the engine catches: "
+      .. (exceptions.engineErrors() or "decided when an IDE attaches with the uncaught filter on")
+  end
   lines[#lines + 1] = "upstream C hook library (libpdebug): not used"
   lines[#lines + 1] = native.describe()
   local info = debug.getinfo(1, "S")

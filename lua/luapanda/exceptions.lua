@@ -48,6 +48,8 @@ local protectors = {}
 -- The runtime's own message handlers (weak): they report the errors they see themselves.
 local ownHandlers = setmetatable({}, { __mode = "k" })
 local runFileBody = nil
+-- What happens to errors only the engine catches, as the last M.apply decided (nil: not decided).
+local engineErrors = nil
 -- The last uncaught error already stopped on (by runFile's handler), so that the interpreter's
 -- handler that sees it next does not stop on it a second time.
 local reported = nil
@@ -337,6 +339,11 @@ function M.apply()
   else
     enginecatch.release()
   end
+  engineErrors = not watch and nil
+    or watched and "stop (the native accelerator watches the message handler of the engine's lua_pcall)"
+    or standing > 0 and ("stop where the engine's own xpcall catches them (" .. standing
+      .. " frame(s) stood in for); others do not: " .. tostring(why))
+    or ("do not stop: " .. tostring(why))
   if watch and not watched and standing == 0 then return why end
   if f.caught or f.assert then
     patches.replace(_G, "pcall", wrappedPcall)
@@ -357,6 +364,8 @@ function M.remove()
 end
 
 function M.hasHostHandler() return hosthandler.adopted() end
+--- What happens to errors only the engine catches (nil until an IDE attached with the filter on).
+function M.engineErrors() return engineErrors end
 function M.hostHandlerProblem() return hosthandler.problem() end
 
 --- Runs a Lua file as the program: every uncaught error stops the debugger at the error with the

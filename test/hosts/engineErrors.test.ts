@@ -106,6 +106,14 @@ describe('engine hosts: errors only the engine catches', function () {
             'nil',
             JSON.stringify(locals),
           );
+          const [doctor] = await c.request('runREPLExpression', {
+            Expression: 'require("LuaPanda").doctor()',
+            stackId: String(top.index),
+          });
+          assert.match(
+            doctor.value,
+            /errors only the engine catches: stop \(the native accelerator/,
+          );
           assert.equal(
             engine.stderr.includes('[engine] error'),
             false,
