@@ -33,3 +33,7 @@ files["lua/LuaPanda.meta.lua"] = {
 
 -- The loop counter is there to be seen in the debugger (a breakpoint condition on `frame`).
 files["examples/game/main.lua"] = { ignore = { "213/frame" } }
+
+-- The attach bench's engine game: the host calls `Update` and resumes `Jobs` from C, reads `Quit`,
+-- and the bench ends the game by setting `running` through the debugger.
+files["bench/engine/boot.lua"] = { globals = { "Update", "Jobs", "Quit", "running" } }

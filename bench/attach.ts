@@ -13,6 +13,10 @@
  * luajit, at the default attachInterval (0.25 s on loopback), plus rows at attachInterval = 1
  * and 0.1 to show that the interval is what the latency is made of. A pure engine row whose game
  * did not connect within the bound counts it ("none in N s") instead of a latency.
+ * The same in the test engine hosts (test/hosts/engine.c, built by `npm run compile` per
+ * interpreter), as a game runs inside an engine: the host calls Update(dt) from C every frame and
+ * resumes a job coroutine from C; its boot script (bench/engine/boot.lua) does a little Lua per
+ * frame and no tick(); with the host's own heap and with 30 MB of ballast; pure and native.
  * The game retries at most once per attachInterval, so the latency is mostly the rest of its
  * current cycle: each listen comes at a moment spread evenly over the cycle (as an IDE started at
  * a random moment), and "past due" (from when the next attempt was due to the connection) shows
@@ -21,21 +25,39 @@
  * games at a time (each spins a core; the machines here may have two).
  * Run alone: `node out/bench/attach.js` (after `npm run compile`); LUAPANDA_BENCH_ATTACH_RUNS=N
  * sets the games per variant (default 10, one attach and one re-attach each; about 1.5 min),
- * LUAPANDA_BENCH_LUA=lua5.4,luajit the interpreters.
+ * LUAPANDA_BENCH_LUA=lua5.4,luajit the interpreters ("none": engine hosts only);
+ * LUAPANDA_BENCH_HOST_RUNS=N the games per native engine-host row (default 6; a third as many per
+ * pure row, whose games may wait the whole bound), LUAPANDA_BENCH_HOSTS=lua5.1,lua5.4,luajit the
+ * hosts ("none": none); with the defaults the engine-host rows take about 2 minutes more.
  */
 import { ChildProcess, spawn, spawnSync } from 'node:child_process';
 import * as path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { LuaConnection, LuaListener, initSuccessInfo } from '../src/protocol';
 import { quietPort } from '../test/harness/ports';
+import {
+  HOST_NAMES,
+  HostName,
+  engineArgs,
+  hostFile,
+  hostMissing,
+} from '../test/harness/engineHost';
 import { nativeCpathEnv, nativeDirFor } from '../src/session/link/nativeBuilds';
 import { printMarkdownTable } from './markdownTable';
 
 const ROOT = path.resolve(__dirname, '..', '..');
 const BUNDLE_DIR = path.join(ROOT, 'dist', 'lua');
 const FIXTURES = path.join(ROOT, 'test', 'fixtures', 'runtime');
+/** The script root of the engine-host game (bench/engine/boot.lua). */
+const HOST_ROOT = path.join(ROOT, 'bench', 'engine');
 const NATIVE_DIR = nativeDirFor(BUNDLE_DIR);
 const RUNS = Number(process.env.LUAPANDA_BENCH_ATTACH_RUNS ?? 10);
+/** Games per engine-host row (each host game boots a whole engine; a 30 MB heap takes a while). */
+const HOST_RUNS = Number(process.env.LUAPANDA_BENCH_HOST_RUNS ?? 6);
+/** The engine hosts measured; "none" leaves them out. */
+const HOSTS = (process.env.LUAPANDA_BENCH_HOSTS ?? 'lua5.1,lua5.4,luajit')
+  .split(',')
+  .filter((name) => name !== '' && name !== 'none');
 const PARALLEL = 2;
 /** Bound of every single wait (a game's start, a connection, an exit). */
 const BOUND_MS = 10_000;
@@ -47,8 +69,13 @@ interface Variant {
   readonly native: boolean;
   /** LuaPanda.settings.attachInterval, seconds (undefined: the default). */
   readonly interval?: number;
-  /** The engine program's heap, MB. */
+  /** The engine program's heap, MB (an engine host's --ballast-mb). */
   readonly heapMb?: number;
+  /**
+   * The game runs in the test engine host embedding `lua` (test/hosts/engine.c, boot script
+   * bench/engine/boot.lua) rather than in the stand-alone interpreter; its program is 'engine'.
+   */
+  readonly host?: boolean;
 }
 
 /** The runtime's attachInterval while the IDE is on this machine (lua/luapanda/attach.lua). */
@@ -56,8 +83,24 @@ const DEFAULT_INTERVAL_S = 0.25;
 const intervalOf = (variant: Variant) => variant.interval ?? DEFAULT_INTERVAL_S;
 /** Games per row of a pure engine row: each may wait the whole bound without connecting. */
 const PURE_ENGINE_RUNS = 3;
-const runsOf = (variant: Variant) =>
-  variant.program === 'engine' && !variant.native ? Math.min(RUNS, PURE_ENGINE_RUNS) : RUNS;
+/**
+ * Games per pure engine-host row: a third of HOST_RUNS (2 by default), so that the rows whose
+ * games wait the whole bound keep `npm run bench` short; LUAPANDA_BENCH_HOST_RUNS raises both.
+ */
+const pureHostRuns = () => Math.max(1, Math.round(HOST_RUNS / 3));
+function runsOf(variant: Variant): number {
+  if (variant.native) return variant.host ? HOST_RUNS : RUNS;
+  if (variant.host) return pureHostRuns();
+  return variant.program === 'engine' ? Math.min(RUNS, PURE_ENGINE_RUNS) : RUNS;
+}
+/** The interpreter column: the interpreter, or the engine host embedding it. */
+const nameOf = (variant: Variant) => (variant.host ? `engine-${variant.lua}` : variant.lua);
+/**
+ * Upstream LuaPanda's attach to a running game in an engine of this shape (a little Lua per
+ * frame from C, no tick(), a small heap), as reported in issue 30 — one figure per interpreter,
+ * not measured here: upstream's file is not part of the repository.
+ */
+const UPSTREAM_ATTACH: Partial<Record<string, string>> = { 'lua5.4': '0.5 s', luajit: '1.3 s' };
 /** Milliseconds. */
 interface Sample {
   /** From the listen() call to the game's connection accepted. */
@@ -98,14 +141,27 @@ class Game {
       LUA_PATH_5_2: extra,
       ...(variant.native && NATIVE_DIR ? nativeCpathEnv(NATIVE_DIR, process.env) : {}),
     };
-    const script = path.join(FIXTURES, `attach_${variant.program}.lua`);
-    const extraArg =
-      variant.program === 'engine' ? String(variant.heapMb ?? 0) : String(variant.interval ?? '');
-    this.child = spawn(variant.lua, [script, String(port), extraArg], {
-      env,
-      cwd: FIXTURES,
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
+    if (variant.host) {
+      const args = engineArgs({
+        root: HOST_ROOT,
+        ballastMb: variant.heapMb ?? 0,
+        bootArgs: [String(port)],
+      });
+      this.child = spawn(hostFile(variant.lua as HostName), args, {
+        env,
+        cwd: HOST_ROOT,
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
+    } else {
+      const script = path.join(FIXTURES, `attach_${variant.program}.lua`);
+      const extraArg =
+        variant.program === 'engine' ? String(variant.heapMb ?? 0) : String(variant.interval ?? '');
+      this.child = spawn(variant.lua, [script, String(port), extraArg], {
+        env,
+        cwd: FIXTURES,
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
+    }
     this.child.stdout?.setEncoding('utf8').on('data', (t: string) => {
       this.stdout += t;
       // Taken as the output arrives (not when ready() polls): the phase of the game's retries.
@@ -146,8 +202,9 @@ class Game {
   }
 
   describe(): string {
-    const { lua, program, native } = this.variant;
-    return `${lua} ${program} ${native ? 'native' : 'pure'}; stdout: ${this.stdout.slice(-300)}; stderr: ${this.stderr.slice(-300)}`;
+    const { program, native, heapMb } = this.variant;
+    const heap = heapMb === undefined ? '' : ` ${heapMb} MB`;
+    return `${nameOf(this.variant)} ${program}${heap} ${native ? 'native' : 'pure'}; stdout: ${this.stdout.slice(-300)}; stderr: ${this.stderr.slice(-300)}`;
   }
 }
 
@@ -187,11 +244,16 @@ async function listenAndHandshake(game: Game, port: number, due: number): Promis
 }
 
 /** Evaluates `expression` on the game's globals while it runs. */
-async function evaluate(connection: LuaConnection, expression: string): Promise<string> {
-  const [result] = await connection.request('runREPLExpression', {
-    Expression: expression,
-    stackId: '2',
-  });
+async function evaluate(
+  game: Game,
+  connection: LuaConnection,
+  expression: string,
+): Promise<string> {
+  const [result] = await connection
+    .request('runREPLExpression', { Expression: expression, stackId: '2' })
+    .catch((error: unknown) => {
+      throw new Error(`${(error as Error).message} (${expression}); ${game.describe()}`);
+    });
   return result.value;
 }
 
@@ -227,7 +289,8 @@ async function runGame(variant: Variant, stratum: number): Promise<GameResult> {
     await game.ready();
     await sleepUntil(game.readyAt, phaseDelay(variant, stratum));
     const first = await attach(game.readyAt + interval);
-    if (!first) return { attach: undefined, reattach: undefined };
+    // (No re-attach without an attach: that figure is not taken.)
+    if (!first) return { attach: undefined, reattach: null };
     // A pure engine game reads the IDE's requests only at its next poll (a count hook of
     // pollInstructions, a GC cycle): it may not answer within the bound, so its attach is the
     // only figure taken, and the game is killed.
@@ -237,21 +300,23 @@ async function runGame(variant: Variant, stratum: number): Promise<GameResult> {
       return { attach: first.sample, reattach: null };
     }
     // A native number from a game that did not load the accelerator would be a pure-Lua number.
-    const info = await evaluate(first.connection, 'LuaPanda.getInfo()');
+    const info = await evaluate(game, first.connection, 'LuaPanda.getInfo()');
     const inUse = /native accelerator: luapanda_native\d+ in use/.test(info);
     if (inUse !== variant.native) {
       throw new Error(`accelerator in use: ${inUse} (getInfo: ${info}); ${game.describe()}`);
     }
     // The adapter's detach: stopRun, then a graceful close; then the IDE is gone for a while.
     // The game's disconnect right after its stopRun reply counts as its last attempt.
-    await first.connection.request('stopRun', {}, { timeoutMs: 2_000 });
+    await first.connection.request('stopRun', {}, { timeoutMs: 2_000 }).catch((error: unknown) => {
+      throw new Error(`${(error as Error).message}; ${game.describe()}`);
+    });
     const detachedAt = performance.now();
     await first.connection.close();
     await first.listener.close();
     await sleepUntil(detachedAt, phaseDelay(variant, runsOf(variant) - 1 - stratum));
     const second = await attach(detachedAt + interval);
     if (!second) return { attach: first.sample, reattach: undefined };
-    await evaluate(second.connection, 'running = false');
+    await evaluate(game, second.connection, 'running = false');
     const code = await game.exit();
     await second.connection.close();
     await second.listener.close();
@@ -286,7 +351,7 @@ function available(command: string): boolean {
   return spawnSync(command, ['-e', 'require("socket")'], { timeout: 10_000 }).status === 0;
 }
 
-function variantsFor(interpreters: string[]): Variant[] {
+function variantsFor(interpreters: string[], hosts: string[]): Variant[] {
   const variants: Variant[] = [];
   for (const lua of interpreters) {
     for (const program of ['busy', 'idle'] as const) {
@@ -298,9 +363,16 @@ function variantsFor(interpreters: string[]): Variant[] {
   }
   // The same programs retrying at other intervals: the latency follows the interval.
   const fast = interpreters.includes('lua5.4') ? 'lua5.4' : interpreters[0];
-  for (const interval of [1, 0.1]) {
+  for (const interval of fast === undefined ? [] : [1, 0.1]) {
     for (const program of ['busy', 'idle'] as const) {
       variants.push({ lua: fast, program, native: false, interval });
+    }
+  }
+  for (const lua of hosts) {
+    for (const heapMb of [0, 30]) {
+      for (const native of [false, true]) {
+        variants.push({ lua, program: 'engine', native, heapMb, host: true });
+      }
     }
   }
   return variants;
@@ -311,25 +383,30 @@ class NotReached extends Error {}
 
 export async function runAttachBench(): Promise<void> {
   const only = process.env.LUAPANDA_BENCH_LUA?.split(',');
-  const interpreters = (only ?? ['lua5.4', 'luajit']).filter(available);
-  if (interpreters.length === 0) throw new Error('No Lua interpreter with luasocket found.');
+  const interpreters = (only ?? ['lua5.4', 'luajit']).filter(
+    (lua) => lua !== 'none' && available(lua),
+  );
+  if (interpreters.length === 0 && !only?.includes('none')) {
+    throw new Error('No Lua interpreter with luasocket found.');
+  }
   if (!NATIVE_DIR) {
     throw new Error('No native accelerator build in dist/native: run `npm run compile` first.');
   }
-  const variants = variantsFor(interpreters);
-  console.log(
-    '\nAttach latency of a game started before the IDE listens, in ms, p50 / p95 of ' +
-      `${RUNS} games per row (${PURE_ENGINE_RUNS} for pure engine rows; ${PARALLEL} at a time). accepted / reply: from the IDE's listen() ` +
-      "to the game's connection accepted / to its initSuccess reply, the listen coming at a " +
-      "moment spread evenly over the game's retry cycle; past due: from when the game's next " +
-      'attempt was due (its last attempt + attachInterval) to accepted, i.e. the wait for a safe ' +
-      'point plus the connect. re-attach: the same after a detach (stopRun). busy = allocates, ' +
-      'no tick(); idle = allocates nothing, LuaPanda.tick() every iteration; engine = a little ' +
-      'Lua and a 10 ms sleep per frame, little allocation, no tick().',
-  );
+  const hosts = HOSTS.filter((name) => {
+    if (!(HOST_NAMES as readonly string[]).includes(name)) {
+      throw new Error(
+        `LUAPANDA_BENCH_HOSTS: no engine host for ${name} (${HOST_NAMES.join(', ')})`,
+      );
+    }
+    const why = hostMissing(name as HostName);
+    if (why) console.log(`(engine-${name} left out: ${why})`);
+    return why === undefined;
+  });
+  const variants = variantsFor(interpreters, hosts);
   // Interleaved: run r of every variant before run r + 1 of any.
   const queue: { variant: Variant; run: number }[] = [];
-  for (let run = 0; run < RUNS; run++) {
+  const most = Math.max(...variants.map(runsOf));
+  for (let run = 0; run < most; run++) {
     queue.push(...variants.filter((v) => run < runsOf(v)).map((variant) => ({ variant, run })));
   }
   const results = new Map<Variant, GameResult[]>(variants.map((v) => [v, []]));
@@ -358,9 +435,9 @@ export async function runAttachBench(): Promise<void> {
     const figures = `${percentile(got, 0.5).toFixed(0)} / ${percentile(got, 0.95).toFixed(0)}`;
     return missed > 0 ? `${figures} (${missed} of ${values.length} none in ${bound})` : figures;
   };
-  const header = ['interpreter', 'program', 'hook', 'attachInterval'];
+  const latencyHeader: string[] = [];
   for (const kind of ['attach', 're-attach']) {
-    header.push(`${kind}: accepted`, `${kind}: reply`, `${kind}: past due`);
+    latencyHeader.push(`${kind}: accepted`, `${kind}: reply`, `${kind}: past due`);
   }
   const columns = (r: GameResult[]) =>
     [r.map((x) => x.attach), r.map((x) => x.reattach)].flatMap((samples) => [
@@ -368,35 +445,84 @@ export async function runAttachBench(): Promise<void> {
       cell(samples.map((x) => (x === null ? null : x?.reply))),
       cell(samples.map((x) => (x === null ? null : x?.pastDue))),
     ]);
-  const programOf = (v: Variant) =>
-    v.program === 'engine' ? `engine, ${v.heapMb ?? 0} MB heap` : v.program;
-  const rows = variants.map((v) => [
-    v.lua,
-    programOf(v),
-    v.native ? 'native' : 'pure',
-    v.interval === undefined ? `default (${DEFAULT_INTERVAL_S} s)` : `${v.interval} s`,
-    ...columns(results.get(v) ?? []),
-  ]);
-  // The figures the README quotes: every native game at the default interval, and every game
-  // that gives the runtime a safe point by itself (allocating, or calling tick()).
-  const summaries: [string, (v: Variant) => boolean][] = [
-    ['native, every program', (v) => v.native && v.interval === undefined],
-    [
-      'pure, busy or tick()',
-      (v) => !v.native && v.program !== 'engine' && v.interval === undefined,
-    ],
-  ];
-  for (const [label, chosen] of summaries) {
-    const picked = variants.filter(chosen);
-    rows.push([
-      `all ${picked.length} rows: ${label}`,
-      '',
-      '',
-      `default (${DEFAULT_INTERVAL_S} s)`,
-      ...columns(picked.flatMap((v) => results.get(v) ?? [])),
+  const hookOf = (v: Variant) => (v.native ? 'native' : 'pure');
+  const resultsOf = (picked: Variant[]) => picked.flatMap((v) => results.get(v) ?? []);
+
+  const standalone = variants.filter((v) => !v.host);
+  if (standalone.length > 0) {
+    console.log(
+      '\nAttach latency of a game started before the IDE listens, in ms, p50 / p95 of ' +
+        `${RUNS} games per row (${Math.min(RUNS, PURE_ENGINE_RUNS)} for pure engine rows; ${PARALLEL} at a time). accepted / reply: from the IDE's listen() ` +
+        "to the game's connection accepted / to its initSuccess reply, the listen coming at a " +
+        "moment spread evenly over the game's retry cycle; past due: from when the game's next " +
+        'attempt was due (its last attempt + attachInterval) to accepted, i.e. the wait for a safe ' +
+        'point plus the connect. re-attach: the same after a detach (stopRun). busy = allocates, ' +
+        'no tick(); idle = allocates nothing, LuaPanda.tick() every iteration; engine = a little ' +
+        'Lua and a 10 ms sleep per frame, little allocation, no tick().',
+    );
+    const programOf = (v: Variant) =>
+      v.program === 'engine' ? `engine, ${v.heapMb ?? 0} MB heap` : v.program;
+    const rows = standalone.map((v) => [
+      v.lua,
+      programOf(v),
+      hookOf(v),
+      v.interval === undefined ? `default (${DEFAULT_INTERVAL_S} s)` : `${v.interval} s`,
+      ...columns(results.get(v) ?? []),
     ]);
+    // The figures the README quotes: every native game at the default interval, and every game
+    // that gives the runtime a safe point by itself (allocating, or calling tick()).
+    const summaries: [string, (v: Variant) => boolean][] = [
+      ['native, every program', (v) => v.native && v.interval === undefined],
+      [
+        'pure, busy or tick()',
+        (v) => !v.native && v.program !== 'engine' && v.interval === undefined,
+      ],
+    ];
+    for (const [label, chosen] of summaries) {
+      const picked = standalone.filter(chosen);
+      rows.push([
+        `all ${picked.length} rows: ${label}`,
+        '',
+        '',
+        `default (${DEFAULT_INTERVAL_S} s)`,
+        ...columns(resultsOf(picked)),
+      ]);
+    }
+    printMarkdownTable(
+      ['interpreter', 'program', 'hook', 'attachInterval', ...latencyHeader],
+      rows,
+    );
   }
-  printMarkdownTable(header, rows);
+
+  const hosted = variants.filter((v) => v.host);
+  if (hosted.length === 0) return;
+  console.log(
+    '\nThe same in real engine hosts (test/hosts/engine.c: the interpreter linked into a C ' +
+      'program that calls Update(dt) from C every 10 ms under lua_pcall and resumes a job ' +
+      'coroutine with lua_resume; boot script bench/engine/boot.lua: a little Lua per frame, ' +
+      "no tick(), start() while nobody listens), with the host's own heap and with 30 MB of " +
+      `tables allocated at boot (--ballast-mb), in ms, p50 / p95 of ${HOST_RUNS} games per row ` +
+      `(${pureHostRuns()} for pure rows, whose games may never connect: ` +
+      `"none in ${bound}" counts them), at the default attachInterval (${DEFAULT_INTERVAL_S} s). ` +
+      "upstream: Tencent's LuaPanda attaching to a running game in an engine of this shape " +
+      '(small heap), as reported in issue 30, not measured here.',
+  );
+  const hostRows = hosted.map((v) => [
+    nameOf(v),
+    `${v.heapMb ?? 0} MB`,
+    hookOf(v),
+    ...columns(results.get(v) ?? []),
+    (v.heapMb ?? 0) === 0 ? (UPSTREAM_ATTACH[v.lua] ?? '') : '',
+  ]);
+  for (const native of [true, false]) {
+    const picked = hosted.filter((v) => v.native === native);
+    const label = `all ${picked.length} rows: ${native ? 'native' : 'pure'}`;
+    hostRows.push([label, '', '', ...columns(resultsOf(picked)), '']);
+  }
+  printMarkdownTable(
+    ['engine host', 'ballast', 'hook', ...latencyHeader, 'upstream: attach'],
+    hostRows,
+  );
 }
 
 if (require.main === module) {
