@@ -107,6 +107,9 @@ void lpn_invalidateCache(void);
 void lpn_followThread(lua_State *L, lua_State *thread);
 const char *lpn_callReads(void);
 
+/* chainhook.c */
+int lpn_setChainHook(lua_State *L);
+
 /* nobpcache.c */
 int lpn_nobpHas(const void *fn);
 void lpn_nobpStore(lua_State *L, const void *fn);

@@ -5,6 +5,9 @@
  *   install{verdicts=, own=, verdict=, hit=, poll=, sethook=, isJIT=}  once, before any hook
  *   sethook(co|nil, mode, count)       our C hook in a mode (-1: none) on a thread (nil: running)
  *   setluahook(co|nil, fn|nil, mask, count)  debug.sethook, but never racing our signal handler
+ *   setchainhook(co|nil, fn, mask, count)    a thread's hook where the program has its own
+ *                                      (chainhook.c): fn(event, line) is the runtime's side and
+ *                                      returns the program's hook function to call, or nil
  *   setinside(bool)                    the runtime's own code runs (no events, no signals)
  *   running(co|nil)                    the thread that runs now (nil: the caller's)
  *   thread()                           the caller's thread, the main thread of 5.1/LuaJIT included
@@ -427,6 +430,7 @@ static int l_cfunction(lua_State *L) {
 static const luaL_Reg functions[] = {{"install", l_install},
                                      {"sethook", l_sethook},
                                      {"setluahook", l_setluahook},
+                                     {"setchainhook", lpn_setChainHook},
                                      {"setinside", l_setinside},
                                      {"watchhandlers", l_watchhandlers},
                                      {"running", l_running},

@@ -175,7 +175,11 @@ local ourHooks = setmetatable({}, { __mode = "k" })
 --- the installed function is hookchain.lua's, which runs this one a level deeper (LV).
 local function newHook(prog)
   local LV = prog and 1 or 0
-  local me -- the installed function: what the session looks for on the stack
+  local me -- the installed function
+  -- What the session looks for on the stack (the code is right below it): `me`, or with the
+  -- native accelerator's chain hook (hookchain.lua), the function that C hook calls.
+  local marker
+  local decide -- with `prog`: hookchain.lua's function for the native chain hook
   local maskFor -- with `prog`: the mask and count that give both hooks their events
   local activeLines = false
   local mode = NONE
@@ -221,7 +225,15 @@ local function newHook(prog)
         -- (The count of mode changes is checked here: a call per change costs 10 % on call-heavy code.)
         changes = changes + 1
         if co == nil and changes >= CHECK_EVERY and not pollIfOverdue() then return end
-        setLuaHook(co, me, mask, count)
+        -- (Not on LuaJIT: its one hook follows the running thread, and the chain hook there
+        -- was seen to hang a program that sets hooks inside coroutines; it keeps the tail call.)
+        if decide and native and not compat.isJIT and native.setchainhook then
+          marker = decide
+          native.setchainhook(co, decide, mask, count)
+        else
+          marker = me
+          setLuaHook(co, me, mask, count)
+        end
       end
     else
       mode = m
@@ -236,13 +248,13 @@ local function newHook(prog)
       armed = nil
       special = slow or guard
       setInsideFlag(true)
-      local ok, stopped = pcall(onEntry, bp, line, me)
+      local ok, stopped = pcall(onEntry, bp, line, marker)
       setInsideFlag(false)
       if ok and stopped then return end
     end
     if guard then
       setInsideFlag(true)
-      local ok, dup, done = pcall(isDuplicate, line, me)
+      local ok, dup, done = pcall(isDuplicate, line, marker)
       setInsideFlag(false)
       if not ok or done then
         guard = false special = slow
@@ -253,7 +265,7 @@ local function newHook(prog)
     end
     if slow then
       setInsideFlag(true)
-      pcall(onSlowLine, line, me)
+      pcall(onSlowLine, line, marker)
       setInsideFlag(false)
       return
     end
@@ -270,7 +282,7 @@ local function newHook(prog)
       local lines = verdict(fn)
       activeLines = lines
       -- (Seen from onBreakpoint the code stands behind pcall, lineEvent and the hook: 5 + LV.)
-      if lines and lines[line] then pcall(onBreakpoint, lines[line], line, me, 5 + LV, fn) end
+      if lines and lines[line] then pcall(onBreakpoint, lines[line], line, marker, 5 + LV, fn) end
       setInsideFlag(false)
     end
   end
@@ -301,7 +313,7 @@ local function newHook(prog)
           untilTick = left
           if left > 0 then return end
           untilTick = linesPerTick
-          if not inside then pollNow(me) end
+          if not inside then pollNow(marker) end
           return
         end
       end
@@ -329,7 +341,7 @@ local function newHook(prog)
     if event == "count" then
       -- (hookchain.lua thins the program's count events out to our poll period.)
       local generation = M.generation
-      pollNow(me)
+      pollNow(marker)
       if generation == M.generation and bpMode and not special and native == nil and retryDue() then
         tryLines()
       end
@@ -337,7 +349,7 @@ local function newHook(prog)
     end
     if guard and event == "return" then
       setInsideFlag(true)
-      local ok, done = pcall(guardReturn, me)
+      local ok, done = pcall(guardReturn, marker)
       setInsideFlag(false)
       if not ok or done then
         guard = false special = slow
@@ -401,7 +413,8 @@ local function newHook(prog)
     end
   end
   me = hook
-  if prog then me, maskFor = chain.wrap(hook, prog) end
+  if prog then me, maskFor, decide = chain.wrap(hook, prog) end
+  marker = me
   ourHooks[me] = true
   ourHooks[hook] = true
   ourHooks[lineHook], ourHooks[sampleHook] = true, true

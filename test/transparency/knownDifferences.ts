@@ -40,8 +40,16 @@ const LUA_HOOK_LEVEL =
   'it through C): a recursion through C callbacks fails one level earlier. The native ' +
   "accelerator's C hook takes none, except while stepping (steps run the Lua hook).";
 const TAIL_CALL_51 =
-  "The runtime hands the program's own hook its events by a tail call; Lua 5.1 shows a " +
-  '"(tail call)" level where the code that fired the event would be.';
+  "Without the native accelerator, the runtime hands the program's own hook its events by a " +
+  'tail call; Lua 5.1 shows a "(tail call)" level where the code that fired the event would be.';
+const HOOK_BY_TAIL_CALL =
+  "Without the native accelerator (and on LuaJIT with it), the runtime hands the program's own hook its events by a " +
+  'tail call from its Lua hook: inside it, debug.getinfo(1) says istailcall = true and no name ' +
+  '(where plain it is namewhat "hook", name "?" on 5.3/5.4, or the name of what the interrupted ' +
+  'instruction called on 5.1/5.2/LuaJIT), and a traceback shows "in function <…>" and ' +
+  '"(...tail calls...)" for it. Only the C hook of the native accelerator can call a function ' +
+  'the way the interpreter calls a hook (debug.getinfo names a hook by how it was called, and ' +
+  'only the function called by the hook itself counts as one); on LuaJIT it is not used yet.';
 const COUNT_SHIFT =
   "A count hook of the program counts the instructions of the runtime's Lua hook too (on a " +
   'thread where the program has a hook of its own the runtime uses its Lua hook), so its events ' +
@@ -49,6 +57,14 @@ const COUNT_SHIFT =
 const JIT_LINES =
   "LuaJIT: with the runtime's hook in place, a line hook of the program can see a line again " +
   'when a call returns into it.';
+
+const ALLOCATES_DURING_CYCLE =
+  "The runtime allocates while the program runs attached: the pure-Lua hook's debug.getinfo " +
+  'makes a table per event it looks at (a call hook sees every collectgarbage call), and the ' +
+  "polls and the GC heartbeat's re-arming (LuaJIT: also with the native accelerator) make a " +
+  'little more. A program that compares collectgarbage("count") before and after a collection ' +
+  "cycle that frees only a few kilobytes of its own may see the runtime's garbage outweigh them. " +
+  "The native accelerator's C hook (PUC Lua) allocates nothing on its way.";
 
 const FINALIZER_AT_CSTACK_LIMIT =
   "The runtime's GC heartbeat is an object with a finalizer, one per collection cycle. Lua 5.1–5.3 " +
@@ -108,11 +124,25 @@ export const KNOWN_DIFFERENCES: readonly KnownDifference[] = [
   ...['hook_line.lua', 'hook_getinfo.lua', 'hook_coroutine.lua', 'hook_callret.lua'].map(
     (program): KnownDifference => ({
       program,
-      applies: (lua, mode) => is51(lua) && attached(mode),
+      applies: (lua, mode) => is51(lua) && pure(lua) && attached(mode),
       always: true,
       why: TAIL_CALL_51,
     }),
   ),
+  {
+    program: 'gc_steps.lua',
+    applies: (lua, mode) => (pure(lua) || lua.isLuaJIT) && attached(mode),
+    lines: /^freed\t/,
+    always: false,
+    why: ALLOCATES_DURING_CYCLE,
+  },
+  {
+    program: 'hook_namewhat.lua',
+    applies: (lua, mode) => (pure(lua) || lua.isLuaJIT) && attached(mode),
+    lines: /^([a-z]*\/|\t|(call|return) )/,
+    always: false,
+    why: HOOK_BY_TAIL_CALL,
+  },
   {
     program: 'hook_coroutine.lua',
     applies: (lua, mode) => lua.isLuaJIT && attached(mode),
