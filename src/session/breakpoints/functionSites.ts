@@ -26,6 +26,12 @@ interface FileAnalysis {
   lines?: SourceLines;
 }
 
+/** What is known of a file's version without its text: which names it may define. */
+interface FileWords {
+  readonly stamp: string;
+  readonly words: Map<string, boolean>;
+}
+
 /** Sources larger than this are not read for definitions (a generated file, a data dump). */
 const MAX_SOURCE_BYTES = 2 * 1024 * 1024;
 /** Files read at once while searching. */
@@ -45,37 +51,36 @@ function partsOf(name: string): string[] | undefined {
 export class FunctionSites {
   /** The files that held a name's words: their analyses, kept until the file changes. */
   private readonly files = new Map<string, FileAnalysis>();
+  /** Every file's words asked about so far, so that an unchanged file is not read again. */
+  private readonly known = new Map<string, FileWords>();
 
   /**
    * The definition sites of each name among `files` (names that are not Lua function names get
-   * none). Files are read once per change; only those that hold every part of a name as a word
-   * are parsed.
+   * none). Files are read once per change; only those where a name is written as a definition
+   * may write it are parsed.
    */
   async find(
     names: readonly string[],
     files: readonly string[],
     dialect: LuaDialect | undefined,
   ): Promise<Map<string, FunctionSite[]>> {
-    const wanted = new Map<string, { normal: string; words: RegExp[] }>();
+    const wanted = new Map<string, { normal: string; parts: string[] }>();
     for (const name of names) {
       const parts = partsOf(name);
-      if (parts) {
-        wanted.set(name, {
-          normal: parts.join('.'),
-          words: parts.map((p) => new RegExp(`(^|[^\\w])${p}($|[^\\w])`)),
-        });
-      }
+      if (parts) wanted.set(name, { normal: parts.join('.'), parts });
     }
     const found = new Map<string, FunctionSite[]>(names.map((n) => [n, []]));
     if (wanted.size === 0) return found;
+    const normals = [...new Set([...wanted.values()].map((w) => w.normal))];
     for (let i = 0; i < files.length; i += BATCH) {
       const batch = files.slice(i, i + BATCH);
-      const analyses = await Promise.all(batch.map((file) => this.read(file)));
+      const analyses = await Promise.all(batch.map((file) => this.read(file, normals)));
       batch.forEach((file, j) => {
         const analysis = analyses[j];
         if (!analysis) return;
-        for (const [name, { normal, words }] of wanted) {
-          if (!words.every((w) => w.test(analysis.text))) continue;
+        const holds = this.known.get(file)?.words;
+        for (const [name, { normal }] of wanted) {
+          if (!holds?.get(normal)) continue;
           this.files.set(file, analysis);
           for (const site of sitesIn(file, analysis, normal, dialect)) found.get(name)?.push(site);
         }
@@ -84,21 +89,55 @@ export class FunctionSites {
     return found;
   }
 
-  /** A file's text and, for a file that held a name before, its analysis (kept per change). */
-  private async read(file: string): Promise<FileAnalysis | undefined> {
+  /**
+   * A file's text when one of the names (`normals`) may be defined in it, else undefined. An
+   * unchanged file whose answer is known is not read again; one that held a name keeps its
+   * analysis.
+   */
+  private async read(file: string, normals: readonly string[]): Promise<FileAnalysis | undefined> {
     try {
       const stat = await fs.stat(file);
       const stamp = `${stat.size}:${stat.mtimeMs}`;
-      const cached = this.files.get(file);
-      if (cached?.stamp === stamp) return cached;
-      this.files.delete(file);
       if (stat.size > MAX_SOURCE_BYTES) return undefined;
-      return { stamp, text: await fs.readFile(file, 'utf8') };
+      let entry = this.known.get(file);
+      if (entry?.stamp !== stamp) {
+        entry = { stamp, words: new Map() };
+        this.known.set(file, entry);
+        this.files.delete(file);
+      }
+      const holds = entry.words;
+      const cached = this.files.get(file);
+      let text = cached?.text;
+      if (normals.some((n) => !holds.has(n))) {
+        text ??= await fs.readFile(file, 'utf8');
+        for (const n of normals) if (!holds.has(n)) holds.set(n, mayDefine(text, n));
+      }
+      if (!normals.some((n) => holds.get(n))) return undefined;
+      if (cached) return cached;
+      return { stamp, text: text ?? (await fs.readFile(file, 'utf8')) };
     } catch {
       this.files.delete(file);
+      this.known.delete(file);
       return undefined;
     }
   }
+}
+
+/**
+ * Whether `text` may define the function named `normal` (`a.b.c`), before it is parsed: the
+ * name as written (`a.b.c`, `a.b:c`, spaces allowed), or, for a field of a table constructor
+ * (`local a = { b = { c = function` …), every part as a word and the last one given a function.
+ */
+function mayDefine(text: string, normal: string): boolean {
+  const parts = normal.split('.');
+  const word = (p: string) => `(?:^|[^\\w])${p}(?:$|[^\\w])`;
+  if (new RegExp(word(parts.join('\\s*[.:]\\s*'))).test(text)) return true;
+  if (parts.length === 1) return false;
+  const last = parts[parts.length - 1];
+  return (
+    new RegExp(`(?:^|[^\\w])${last}\\s*=\\s*function(?:$|[^\\w])`).test(text) &&
+    parts.every((p) => new RegExp(word(p)).test(text))
+  );
 }
 
 /** The functions of one file whose definition name is `normal`, with the lines Lua gives them. */
