@@ -16,7 +16,7 @@ local bprules = require("luapanda.bprules")
 
 local M = {}
 
-local getinfo = debug.getinfo
+local getinfo, getmetatable = debug.getinfo, debug.getmetatable
 local byKey = {}            -- key -> { [fullPath] = { path = fullPath, lines = { [line] = bp } } }
 local count = 0             -- number of line breakpoints in total
 local bindings = 0          -- breakpoints bound to a line of their function so far (M.lineFilter)
@@ -53,13 +53,17 @@ M.generation = 0
 -- The callbacks (M.init; each kept until given anew):
 --   notifier(info)    sends a breakpointsBound notice (commands.lua, when the IDE asked for them;
 --                     forgotten by M.clear)
---   retryPending()    tries pending function breakpoint names again; true when one bound
+--   retryPending(source)  tries pending function breakpoints again, now that code of chunk
+--                     `source` runs; true when one bound
+--   siteFor(info)     the function breakpoint whose definition site is the function `info`
+--                     describes (getinfo "S"), or nil
 --   flushFunctions()  sends what fnbreakpoints.lua has to tell after a verdict
-local notifier, retryPending, flushFunctions
+local notifier, retryPending, siteFor, flushFunctions
 
 function M.init(callbacks)
   notifier = callbacks.notifier or notifier
   retryPending = callbacks.retryPending or retryPending
+  siteFor = callbacks.siteFor or siteFor
   flushFunctions = callbacks.flushFunctions or flushFunctions
 end
 
@@ -162,6 +166,51 @@ local function loaded(entry)
   return false
 end
 
+--- The first chunk source seen so far (its file is loaded) for which `test(source)` is true.
+function M.loadedSource(test)
+  for source in pairs(seenSources) do
+    if test(source) then return source end
+  end
+  return nil
+end
+
+--- Notes the chunk sources of the functions the loaded modules hold, one table deep below each,
+--- and in the `__index` table of a module's metatable (a module that returns an instance of its
+--- class); raw `next` and rawget, no metamethod runs; bounded. A module whose functions have not
+--- run while breakpoints were set is loaded all the same.
+local MODULE_SCAN_LIMIT = 5000
+function M.noteModules()
+  local modules = type(package) == "table" and rawget(package, "loaded")
+  if type(modules) ~= "table" then return end
+  local budget = MODULE_SCAN_LIMIT
+  local function note(fn)
+    local info = getinfo(fn, "S")
+    if info and info.what ~= "C" and not ownSources[info.source] then noteSource(info.source) end
+  end
+  local function scan(t, depth)
+    for _, v in next, t do
+      budget = budget - 1
+      if budget <= 0 then return end
+      if type(v) == "function" then
+        note(v)
+      elseif depth > 0 and type(v) == "table" and v ~= _G and v ~= modules then
+        scan(v, depth - 1)
+      end
+    end
+  end
+  for _, m in next, modules do
+    if budget <= 0 then break end
+    if type(m) == "function" then
+      note(m)
+    elseif type(m) == "table" and m ~= _G and m ~= modules then
+      scan(m, 1)
+      local mt = getmetatable(m)
+      local index = type(mt) == "table" and rawget(mt, "__index")
+      if type(index) == "table" and index ~= _G and index ~= modules then scan(index, 0) end
+    end
+  end
+end
+
 --- Notes the chunk sources of the functions on the stack (their files are loaded).
 function M.noteStack()
   for level = 2, 200 do
@@ -220,7 +269,13 @@ end
 --- double check of the stop (fake hit) decides; with distinguishSameNameFile only a breakpoint
 --- path that agrees with the chunk's path on every folder the shorter of the two has applies.
 function M.filesFor(source)
-  local group = byKey[paths.key(source)]
+  return M.choose(byKey[paths.key(source)], source)
+end
+
+--- Of `group` ({fullPath -> value}, the entries of one key), the values whose paths apply to the
+--- chunk `source`, as M.filesFor chooses; nil when none does. (Function breakpoints' definition
+--- sites are chosen the same way.)
+function M.choose(group, source)
   if not group then return nil end
   local full, only = next(group)
   if next(group, full) == nil and not paths.config().distinguishSameNameFile then return { only } end
@@ -285,8 +340,8 @@ local function compute(fn)
   local found = false
   if fnCount > 0 then
     -- A pending name that binds now makes this verdict stale (M.verdict computes it again).
-    if retryPending and retryPending() then reset() end
-    local fbp = entries[fn]
+    if retryPending and retryPending(source) then reset() end
+    local fbp = entries[fn] or (siteFor and siteFor(info))
     if fbp then found = { [0] = fbp } end
   end
   if count == 0 then return found end

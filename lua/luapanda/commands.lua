@@ -102,6 +102,8 @@ function commands.setFunctionBreakPoint(info, id)
   fnBreakpointsUsed = true
   local fnbreakpoints = require("luapanda.fnbreakpoints")
   fnbreakpoints.init({ notifier = function(bound) send("functionBreakpointsBound", bound, "0") end })
+  -- The code on the stack right now is loaded: definition sites in its files are bound at once.
+  breakpoints.noteStack()
   local results = fnbreakpoints.set(names)
   send("setFunctionBreakPoint", { results = results }, id)
   if not state.stopped then hookmode.update() end

@@ -14,6 +14,14 @@
 -- A name that resolves to nothing stays pending: while one is, the first verdict of each function
 -- (the hook computes one per function, once) tries the pending names again, so a name that a
 -- `require` made reachable binds before that function's first call goes on.
+--
+-- Local classes and local functions (`local Entity = {}` … `function Entity:update`, `local
+-- function helper`) are reachable under no name. For them the IDE, which reads the workspace's
+-- sources, sends each name's definition sites: the file (a path as `setBreakPoint` carries it)
+-- and the function's `linedefined`/`lastlinedefined`. A function whose chunk is that file and
+-- whose lines are those is the one named, loaded or not yet: its verdict carries the breakpoint as
+-- a resolved function's does. A site counts as bound once code of its file has run (as a line
+-- breakpoint's file is "loaded" then).
 local breakpoints = require("luapanda.breakpoints")
 local paths = require("luapanda.paths")
 local events = require("luapanda.events")
@@ -28,6 +36,10 @@ local list = {}            -- every function breakpoint, in the order the IDE se
 local pending = {}         -- the ones that resolved to nothing yet
 local pendingCount = 0
 local bound = {}           -- notices for the IDE: results of pending names that resolved since
+-- Definition sites of every function breakpoint by key and path, as line breakpoints are stored:
+-- sitesByKey[key][fullPath] = { site, … }; a site is { bp, path, key, full, first, last, line,
+-- source = the chunk source once code of its file has been seen }.
+local sitesByKey, siteCount = {}, 0
 local NAMESPACES_LIMIT = 500 -- tables looked into per resolution for a name's first part
 local INDEX_DEPTH = 8        -- __index tables followed per field
 
@@ -135,6 +147,42 @@ local function firstLine(fn)
   return best or info.linedefined, info.source
 end
 
+--- The sites (lists of sitesByKey[key]) that apply to chunk `source`, or nil.
+local function sitesOf(source)
+  if siteCount == 0 or not paths.isFileSource(source) then return nil end
+  local group = sitesByKey[paths.key(source)]
+  return group and breakpoints.choose(group, source)
+end
+
+--- Whether `site` is where chunk `source` comes from.
+local function siteIn(site, source)
+  for _, sites in ipairs(sitesOf(source) or {}) do
+    if sites == sitesByKey[site.key][site.full] then return true end
+  end
+  return false
+end
+
+--- The function breakpoint whose definition site the function `info` (getinfo "S") is, or nil
+--- (breakpoints.lua asks while computing the function's verdict).
+local function siteFor(info)
+  if siteCount == 0 or info.what ~= "Lua" then return nil end
+  for _, sites in ipairs(sitesOf(info.source) or {}) do
+    for _, site in ipairs(sites) do
+      if site.first == info.linedefined and site.last == info.lastlinedefined then return site.bp end
+    end
+  end
+  return nil
+end
+
+--- "entity.lua:5, player.lua:9": where the sites are defined, for messages.
+local function placesOf(sites)
+  local out = {}
+  for _, site in ipairs(sites) do
+    out[#out + 1] = (string.match(site.path, "([^/\\]*)$") or site.path) .. ":" .. site.first
+  end
+  return table.concat(out, ", ")
+end
+
 --- Binds `bp` to what its name denotes now; returns whether it is bound, and fills bp.result.
 local function resolve(bp)
   local found = lookup(bp.parts)
@@ -151,19 +199,49 @@ local function resolve(bp)
       why = why or (bp.name .. " is a " .. type(v) .. ", not a function")
     end
   end
-  if #fns == 0 then
-    bp.result = { name = bp.name, verified = false,
-      message = why or ("not found yet: no loaded function is named " .. bp.name) }
+  -- Sites of functions the name found are not counted twice.
+  local loadedSites, waiting = {}, {}
+  for _, site in ipairs(bp.sites) do
+    local known = false
+    for _, fn in ipairs(fns) do
+      local info = getinfo(fn, "S")
+      if info.linedefined == site.first and info.lastlinedefined == site.last and siteIn(site, info.source) then
+        known = true
+      end
+    end
+    if not known then
+      if site.source then loadedSites[#loadedSites + 1] = site else waiting[#waiting + 1] = site end
+    end
+  end
+  if #fns == 0 and #loadedSites == 0 then
+    local message = why or ("not found yet: no loaded function is named " .. bp.name)
+    if #waiting > 0 then
+      message = "not loaded yet: " .. bp.name .. " is defined at " .. placesOf(waiting) ..
+        "; it binds when that file's code runs"
+    end
+    bp.result = { name = bp.name, verified = false, message = message }
     return false
   end
-  local line, source = firstLine(fns[1])
-  local result = { name = bp.name, verified = true, line = line }
+  local result = { name = bp.name, verified = true }
+  local line, source
+  if #fns > 0 then
+    line, source = firstLine(fns[1])
+  else
+    line, source = loadedSites[1].line, loadedSites[1].source
+  end
+  result.line = line
   if paths.isFileSource(source) then
     result.file, result.oPath = paths.key(source), paths.oPath(source)
   else
     result.file = source
   end
-  if #fns > 1 then result.message = "the name denotes " .. #fns .. " functions; it stops in each" end
+  local total = #fns + #loadedSites + #waiting
+  if total > 1 then
+    result.message = "the name denotes " .. total .. " functions; it stops in each"
+    if #waiting > 0 then
+      result.message = result.message .. " (not loaded yet: " .. placesOf(waiting) .. ")"
+    end
+  end
   bp.result = result
   for _, fn in ipairs(fns) do
     if breakpoints.entries[fn] == nil then breakpoints.entries[fn] = bp end
@@ -171,10 +249,14 @@ local function resolve(bp)
   return true
 end
 
---- Tries the pending names again (called by breakpoints.lua while computing a verdict). Returns
---- whether one bound: the verdicts computed so far are stale then.
-local function retryPending()
+--- Tries the pending names again (called by breakpoints.lua while computing a verdict of a
+--- function of chunk `source`, whose file is loaded then). Returns whether one bound: the
+--- verdicts computed so far are stale then.
+local function retryPending(source)
   if pendingCount == 0 then return false end
+  for _, sites in ipairs(sitesOf(source) or {}) do
+    for _, site in ipairs(sites) do site.source = site.source or source end
+  end
   local any = false
   for _, bp in ipairs(list) do -- (in the order set: the notices go out in that order)
     if pending[bp] and resolve(bp) then
@@ -200,8 +282,29 @@ end
 
 function M.clear()
   list, pending, pendingCount, bound = {}, {}, 0, {}
+  sitesByKey, siteCount = {}, 0
   for fn in pairs(breakpoints.entries) do breakpoints.entries[fn] = nil end
   breakpoints.setFunctionCount(0)
+end
+
+--- The definition sites of a spec ({ path, first, last, line } each), stored under their keys.
+local function addSites(bp, specSites)
+  bp.sites = {}
+  if type(specSites) ~= "table" then return end
+  for _, s in ipairs(specSites) do
+    local first, last = type(s) == "table" and tonumber(s.first), type(s) == "table" and tonumber(s.last)
+    if first and last and type(s.path) == "string" then
+      local key, full = paths.breakpointKey(s.path)
+      local site = { bp = bp, path = s.path, key = key, full = full, first = first, last = last,
+        line = tonumber(s.line) or first }
+      local group = sitesByKey[key] or {}
+      sitesByKey[key] = group
+      group[full] = group[full] or {}
+      table.insert(group[full], site)
+      bp.sites[#bp.sites + 1] = site
+      siteCount = siteCount + 1
+    end
+  end
 end
 
 --- Replaces every function breakpoint; returns one result per spec, in order:
@@ -210,28 +313,43 @@ function M.set(specs)
   M.clear()
   local results = {}
   if type(specs) ~= "table" then specs = {} end
-  for _, spec in ipairs(specs) do
+  local accepted = {}
+  for i, spec in ipairs(specs) do
     local name = type(spec) == "table" and spec.name
     local parts = splitName(name)
-    local result
     if not parts then
-      result = { name = tostring(name), verified = false,
+      results[i] = { name = tostring(name), verified = false,
         message = "'" .. tostring(name) .. "' is not a Lua function name (like Entity:update, util.helper or tick)" }
     else
       local bp, err = bprules.make(spec)
       if not bp then
-        result = { name = name, verified = false, message = err }
+        results[i] = { name = name, verified = false, message = err }
       else
         bp.name, bp.parts, bp.isFunction = name, parts, true
+        addSites(bp, spec.sites)
         list[#list + 1] = bp
-        if not resolve(bp) then
-          pending[bp] = true
-          pendingCount = pendingCount + 1
-        end
-        result = bp.result
+        accepted[i] = bp
       end
     end
-    results[#results + 1] = result
+  end
+  -- Which sites' files are loaded (every site is stored first: same-name files choose among all).
+  if siteCount > 0 then breakpoints.noteModules() end
+  for _, group in pairs(sitesByKey) do
+    for _, sites in pairs(group) do
+      for _, site in ipairs(sites) do
+        site.source = breakpoints.loadedSource(function(source) return siteIn(site, source) end)
+      end
+    end
+  end
+  for i = 1, #specs do
+    local bp = accepted[i]
+    if bp then
+      if not resolve(bp) then
+        pending[bp] = true
+        pendingCount = pendingCount + 1
+      end
+      results[i] = bp.result
+    end
   end
   breakpoints.setFunctionCount(#list)
   return results
@@ -239,7 +357,7 @@ end
 
 function M.count() return #list end
 
-breakpoints.init({ retryPending = retryPending, flushFunctions = flush })
+breakpoints.init({ retryPending = retryPending, siteFor = siteFor, flushFunctions = flush })
 -- A disconnect clears every breakpoint (breakpoints.clear): these too, and the IDE is gone.
 events.on("cleared", function()
   M.clear()

@@ -56,7 +56,7 @@ export const CAPABILITY_TABLE: Table = {
   },
   supportsFunctionBreakpoints: {
     value: true,
-    note: `names as Lua writes them (\`Entity:update\`, \`util.helper\`, \`tick\`), found among globals, loaded modules and the tables they hold; stop on entry, with conditions, hit conditions and log messages; unverified until the name's code is loaded; ${RUNTIME_NOTE} they stay unverified`,
+    note: `names as the call stack shows them (\`Entity:update\`, \`util.helper\`, \`tick\`), found among globals, loaded modules and the tables they hold, and — local classes and local functions — where the workspace's sources define them; stop on entry, with conditions, hit conditions and log messages; unverified until the name's code is loaded; ${RUNTIME_NOTE} they stay unverified`,
   },
   supportsConditionalBreakpoints: {
     value: true,

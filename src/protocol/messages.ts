@@ -166,12 +166,24 @@ const emptyRequestSchema = wireObject({});
 
 // Function breakpoints (feature `functionBreakpoints`): Docs/Protocol_Extensions.md.
 
+/**
+ * Extension: where a function the name denotes is defined, as the IDE read it in the sources
+ * (local classes and functions are reachable under no name at run time): the file as
+ * `setBreakPoint`'s `path`, `linedefined`, `lastlinedefined`, and the first line with code.
+ */
+export const functionDefinitionSiteSchema = z.object({
+  path: z.string(),
+  first: wireNumber,
+  last: wireNumber,
+  line: wireNumber,
+});
 /** Extension: one function breakpoint, named as Lua source writes the function. */
 export const functionBreakpointSpecSchema = z.object({
   name: z.string().min(1),
   condition: z.string().optional(),
   hitCondition: z.string().optional(),
   logMessage: z.string().optional(),
+  sites: wireArray(functionDefinitionSiteSchema).optional(),
 });
 /** Extension: replaces every function breakpoint. */
 export const setFunctionBreakPointRequestSchema = z.object({

@@ -48,8 +48,10 @@ import {
   FunctionBreakpoint,
   FunctionBreakpointSpec,
   FunctionBreakpointStore,
+  WireSite,
 } from './breakpoints/functionBreakpoints';
 import { FunctionBreakpointSync } from './breakpoints/functionBreakpointSync';
+import { FunctionSite, FunctionSites } from './breakpoints/functionSites';
 import type {
   EvaluateResult,
   Frame,
@@ -93,6 +95,7 @@ export class LuaSession extends EventEmitter<LuaSessionEvents> {
   private readonly threadRegistry = new ThreadRegistry();
   private readonly stops = new StopState();
   private readonly functionNames = new FunctionNames();
+  private readonly functionSites = new FunctionSites();
   private readonly link: SessionLink;
   private exceptionFilters: readonly ExceptionFilterSpec[] = [{ filter: 'uncaught' }];
   private pauseEmulated = false;
@@ -138,6 +141,7 @@ export class LuaSession extends EventEmitter<LuaSessionEvents> {
       store: this.functionStore,
       resolve: (chunk) => this.mapper.resolve(chunk),
       features: () => this.link.features,
+      findSites: (names) => this.findFunctionSites(names),
       sendList: (info) => this.request('setFunctionBreakPoint', info),
       announce: (changed) => this.emit('functionBreakpoints', changed),
     });
@@ -331,7 +335,7 @@ export class LuaSession extends EventEmitter<LuaSessionEvents> {
       );
     }
     if (!this.link.hasConnection) throw sessionErrors.noDebugger();
-    return hotReloadFile(
+    const report = await hotReloadFile(
       {
         cwd: this.settings.cwd,
         features: this.link.features,
@@ -342,6 +346,13 @@ export class LuaSession extends EventEmitter<LuaSessionEvents> {
       path,
       source,
     );
+    // The reloaded functions may sit on other lines now: function breakpoints that bind by
+    // definition site are sent again, with the sites read from the file as it is now.
+    if (report.status === 'success' && this.functionStore.size > 0 && this.link.isConnected()) {
+      await this.functionSync.prepare();
+      await this.functionSync.send();
+    }
+    return report;
   }
 
   // ---------------------------------------------------------------------------------------------
@@ -422,6 +433,11 @@ export class LuaSession extends EventEmitter<LuaSessionEvents> {
     this.sync.connected(reply.luaVersion);
     // Send everything at once: upstream reads one frame right after the handshake and the rest
     // at its next poll, so waiting for each reply would let the first lines run unguarded.
+    // The sources are read for function breakpoints' definition sites first: the lists go out
+    // together, before the program runs on.
+    if (this.functionStore.size > 0 && this.link.features.has('functionBreakpoints')) {
+      await this.functionSync.prepare();
+    }
     const sends: Promise<unknown>[] = this.store.paths().map((path) => this.sync.send(path));
     if (this.functionStore.size > 0) sends.push(this.functionSync.send());
     if (this.link.features.has('exceptions')) {
@@ -442,6 +458,21 @@ export class LuaSession extends EventEmitter<LuaSessionEvents> {
   }
 
   private readonly ask: Ask = (cmd, info) => this.request(cmd, info);
+
+  /** Where the workspace's sources define each name (local classes and functions among them). */
+  private async findFunctionSites(names: readonly string[]) {
+    const found = await this.functionSites
+      .find(names, this.mapper.files(), this.store.luaDialect)
+      .catch(() => new Map<string, FunctionSite[]>());
+    const wire = new Map<string, WireSite[]>();
+    for (const [name, sites] of found) {
+      wire.set(
+        name,
+        sites.map((site) => ({ ...site, path: this.mapper.wirePath(site.path) })),
+      );
+    }
+    return wire;
+  }
 
   private request<C extends RequestCommand & IdeCommand>(
     cmd: C,

@@ -150,6 +150,11 @@ export class SourceMapper {
     this.cache.clear();
   }
 
+  /** Every workspace file known (scanned, or holding breakpoints). */
+  files(): string[] {
+    return [...this.byPath.values()];
+  }
+
   /** The path a `setBreakPoint` carries for a workspace file. */
   wirePath(localPath: string): string {
     return toWirePath(localPath, this.settings);

@@ -166,6 +166,7 @@ export class DapTest {
       { connectionPort: port, cwd, ...options.attributes },
       {
         breakpoints: options.breakpoints,
+        functionBreakpoints: options.functionBreakpoints,
         exceptionFilters: options.exceptionFilters,
         client: options.client,
       },

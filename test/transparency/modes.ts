@@ -17,6 +17,8 @@ import {
   WireBreakpoint,
   initSuccessInfo,
 } from '../../src/protocol';
+import { FunctionSites } from '../../src/session/breakpoints/functionSites';
+import { normalizePath } from '../../src/session/paths';
 
 export type ModeName =
   'no-ide' | 'attached' | 'bp-elsewhere' | 'bp-hit' | 'condition' | 'stepping' | 'fn-bp';
@@ -107,16 +109,23 @@ function breakpointsFor(mode: ModeName, bpLine: number): WireBreakpoint[] {
 
 /**
  * The names `fn-bp` mode breaks on: the function whose definition (`function A.b(`, `function
- * A:b(`, `function f(`, not a local one) is the nearest above the hot line, if any, and a name
- * no program defines.
+ * A:b(`, `function f(`, `local function f(`) is the nearest above the hot line, if any, and a
+ * name no program defines. They go with the definition sites the IDE finds in the program (a
+ * local function binds by its site); a local function stops on its first three calls only (the
+ * hit condition still counts every call), since some are recursions thousands of calls deep.
  */
-export function functionBreakpointsFor(programPath: string, bpLine: number): string[] {
+export function functionBreakpointsFor(
+  programPath: string,
+  bpLine: number,
+): { name: string; hitCondition?: string }[] {
   const lines = fs.readFileSync(programPath, 'utf8').split('\n').slice(0, bpLine);
-  const names = ['no_such_module.no_such_function'];
+  const names: { name: string; hitCondition?: string }[] = [
+    { name: 'no_such_module.no_such_function' },
+  ];
   for (let i = lines.length - 1; i >= 0; i--) {
-    const match = /^\s*function\s+([A-Za-z_][\w.:]*)\s*\(/.exec(lines[i]);
+    const match = /^\s*(local\s+)?function\s+([A-Za-z_][\w.:]*)\s*\(/.exec(lines[i]);
     if (match) {
-      names.unshift(match[1]);
+      names.unshift({ name: match[2], ...(match[1] ? { hitCondition: '<= 3' } : {}) });
       break;
     }
   }
@@ -226,7 +235,19 @@ async function drive(
     await settle(c.request('setBreakPoint', { path: elsewhere, bks: [{ type: 2, line: 1 }] }));
   }
   if (mode === 'fn-bp') {
-    const names = functionBreakpointsFor(programPath, bpLine).map((name) => ({ name }));
+    const specs = functionBreakpointsFor(programPath, bpLine);
+    const sites = await new FunctionSites().find(
+      specs.map((spec) => spec.name),
+      [programPath],
+      undefined,
+    );
+    const names = specs.map((spec) => ({
+      ...spec,
+      sites: (sites.get(spec.name) ?? []).map((site) => ({
+        ...site,
+        path: normalizePath(site.path),
+      })),
+    }));
     const reply = await settle(c.request('setFunctionBreakPoint', { names }));
     if (reply && reply.results.length !== names.length) {
       report.problems.push(

@@ -101,6 +101,11 @@ export class BreakpointStore {
     return file.entries.map((e) => this.snapshot(e, file));
   }
 
+  /** The runtime's Lua dialect, once a runtime said its version. */
+  get luaDialect(): LuaDialect | undefined {
+    return this.dialect;
+  }
+
   /** The runtime's Lua dialect is known (or not): re-binds every breakpoint; returns changes. */
   setDialect(dialect: LuaDialect | undefined): Breakpoint[] {
     this.dialect = dialect;

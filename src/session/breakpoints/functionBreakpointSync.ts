@@ -1,8 +1,10 @@
 /**
  * Keeps a session's function breakpoints and the Lua side in step: sends the whole list
- * (`setFunctionBreakPoint`) when it changes and at each connection, and applies what the runtime
- * says back — in its reply, and in `functionBreakpointsBound` when a name binds later. Notices
- * that arrive while a list is on its way wait for its reply (which would otherwise undo them).
+ * (`setFunctionBreakPoint`) when it changes and at each connection, with the definition sites the
+ * workspace's sources give each name (functionSites.ts: how local classes and functions bind),
+ * and applies what the runtime says back — in its reply, and in `functionBreakpointsBound` when a
+ * name binds later. Notices that arrive while a list is on its way wait for its reply (which would
+ * otherwise undo them).
  */
 import type {
   FeatureSet,
@@ -17,12 +19,15 @@ import {
   FunctionBreakpointSpec,
   FunctionBreakpointStore,
   NO_FUNCTION_BREAKPOINTS_MESSAGE,
+  WireSite,
 } from './functionBreakpoints';
 
 export interface FunctionBreakpointSyncHost {
   readonly store: FunctionBreakpointStore;
   readonly resolve: ChunkResolver;
   features(): FeatureSet;
+  /** The definition sites of each name in the workspace's sources, paths as the wire has them. */
+  findSites(names: readonly string[]): Promise<Map<string, readonly WireSite[]>>;
   sendList(
     info: IdeRequestInfo<'setFunctionBreakPoint'>,
   ): Promise<ReplyInfo<'setFunctionBreakPoint'>>;
@@ -33,6 +38,8 @@ export interface FunctionBreakpointSyncHost {
 export class FunctionBreakpointSync {
   private sendsInFlight = 0;
   private deferred: (() => void)[] = [];
+  /** The sites found for the names by the last `prepare`. */
+  private sites = new Map<string, readonly WireSite[]>();
 
   constructor(private readonly host: FunctionBreakpointSyncHost) {}
 
@@ -42,8 +49,20 @@ export class FunctionBreakpointSync {
     connected: boolean,
   ): Promise<FunctionBreakpoint[]> {
     this.host.store.set(specs);
-    if (connected) await this.send(false);
+    if (connected) {
+      await this.prepare();
+      await this.send(false);
+    }
     return this.host.store.all();
+  }
+
+  /**
+   * Reads the sources for the names' definition sites, for the next `send`. Done before anything
+   * is sent at a connection, so the list goes out with the rest, before the program runs on.
+   */
+  async prepare(): Promise<void> {
+    const names = this.host.store.names();
+    this.sites = names.length > 0 ? await this.host.findSites(names) : new Map();
   }
 
   /** Sends the list (or, to a runtime without the feature, says why it cannot). */
@@ -55,7 +74,8 @@ export class FunctionBreakpointSync {
     } else {
       this.sendsInFlight++;
       try {
-        const reply = await this.host.sendList(store.wireList());
+        const list = store.wireList((name) => this.sites.get(name) ?? []);
+        const reply = await this.host.sendList(list);
         changed = store.applyResults(reply.results, this.host.resolve);
       } catch (error) {
         const reason = toSessionError(error).message;

@@ -37,6 +37,14 @@ interface Entry {
   readonly invalid?: string;
 }
 
+/** A definition site as the wire carries it (`path` as `setBreakPoint` names the file). */
+export interface WireSite {
+  readonly path: string;
+  readonly first: number;
+  readonly last: number;
+  readonly line: number;
+}
+
 /** Maps a runtime's chunk (`file`, `oPath` as stack frames give them) to a workspace path. */
 export type ChunkResolver = (chunk: { file: string; oPath?: string }) => string | undefined;
 
@@ -75,16 +83,30 @@ export class FunctionBreakpointStore {
     return this.entries.length;
   }
 
-  /** The `setFunctionBreakPoint` list: every breakpoint whose checks passed. */
-  wireList(): IdeRequestInfo<'setFunctionBreakPoint'> {
+  /** The names of the breakpoints whose checks passed (the ones a list carries). */
+  names(): string[] {
+    return this.entries.filter((e) => e.invalid === undefined).map((e) => e.spec.name);
+  }
+
+  /**
+   * The `setFunctionBreakPoint` list: every breakpoint whose checks passed, with the definition
+   * sites the sources give its name (`sitesOf`, paths as the wire carries them).
+   */
+  wireList(
+    sitesOf: (name: string) => readonly WireSite[] = () => [],
+  ): IdeRequestInfo<'setFunctionBreakPoint'> {
     this.sent = this.entries.filter((e) => e.invalid === undefined);
     return {
-      names: this.sent.map(({ spec }) => ({
-        name: spec.name,
-        ...(spec.condition ? { condition: spec.condition } : {}),
-        ...(spec.hitCondition ? { hitCondition: spec.hitCondition } : {}),
-        ...(spec.logMessage ? { logMessage: spec.logMessage } : {}),
-      })),
+      names: this.sent.map(({ spec }) => {
+        const sites = sitesOf(spec.name);
+        return {
+          name: spec.name,
+          ...(spec.condition ? { condition: spec.condition } : {}),
+          ...(spec.hitCondition ? { hitCondition: spec.hitCondition } : {}),
+          ...(spec.logMessage ? { logMessage: spec.logMessage } : {}),
+          ...(sites.length > 0 ? { sites: [...sites] } : {}),
+        };
+      }),
     };
   }
 
