@@ -126,6 +126,19 @@ describe('a new user', () => {
     assert.equal(reports.length, 1);
   });
 
+  it('a guide the walkthrough links to opens from the extension, as a Markdown preview', async () => {
+    const file = (await vscode.commands.executeCommand('luapanda.openGuide', 'Engines')) as string;
+    assert.equal(path.basename(file), 'Engines.md');
+    await waitUntil(
+      () =>
+        vscode.window.tabGroups.all
+          .flatMap((g) => g.tabs)
+          .some((t) => /Preview Engines\.md/.test(t.label)),
+      10_000,
+      'the preview of Engines.md',
+    );
+  });
+
   it('a launch that fails is said once: in the dialog, not again as a notification', async () => {
     const sent: DebugProtocol.ProtocolMessage[] = [];
     const tracker = vscode.debug.registerDebugAdapterTrackerFactory('luapanda', {
