@@ -120,7 +120,10 @@ describe('several games on one attach port in VS Code', () => {
     // paused it is refused, saying why, instead of doing nothing.
     await assert.rejects(
       Promise.resolve(
-        vscode.commands.executeCommand('workbench.action.debug.pause', { sessionId: attach.id }),
+        // (A Call Stack context is the second argument; the first is a resource.)
+        vscode.commands.executeCommand('workbench.action.debug.pause', undefined, {
+          sessionId: attach.id,
+        }),
       ),
       /Every game is paused already \("server", "client"\)/,
     );
@@ -145,7 +148,7 @@ describe('several games on one attach port in VS Code', () => {
 
     // Step Over on the attach session steps its one paused game.
     const stopsBefore = recorder.stops.length;
-    await vscode.commands.executeCommand('workbench.action.debug.stepOver', {
+    await vscode.commands.executeCommand('workbench.action.debug.stepOver', undefined, {
       sessionId: attach.id,
     });
     await waitUntil(
