@@ -368,8 +368,41 @@ function M.hasHostHandler() return hosthandler.adopted() end
 function M.engineErrors() return engineErrors end
 function M.hostHandlerProblem() return hosthandler.problem() end
 
+--- What runFile's own calls leave in a traceback below the program's main chunk (its frames
+--- themselves are left out already): the tail calls into the chunk and into runFile, xpcall.
+local function addedByRunFile(line)
+  return line == "\t(...tail calls...)" or line == "\t(tail call): ?"
+    or (string.sub(line, 1, 6) == "\t[C]: " and string.sub(line, -8) == "'xpcall'")
+end
+
+--- The interpreter's message for the program's error without what runFile adds below the
+--- program's main chunk, as in a plain run; what called runFile stays (the interpreter's C frame
+--- after the `-e` chunk, or a script that called it).
+local function asPlainRun(text, chunk)
+  if type(text) ~= "string" then return text end
+  local mainLine = "\t" .. getinfo(chunk, "S").short_src .. ":"
+  local lines = {}
+  for line in string.gmatch(text .. "\n", "(.-)\n") do lines[#lines + 1] = line end
+  local main = nil
+  for i = #lines - 1, 1, -1 do
+    local line = lines[i]
+    if string.sub(line, 1, #mainLine) == mainLine and string.find(line, ":%d+: in main chunk$") then
+      main = i
+      break
+    end
+  end
+  if main == nil then return text end
+  local kept = {}
+  for i = 1, #lines do
+    if i <= main or not addedByRunFile(lines[i]) then kept[#kept + 1] = lines[i] end
+  end
+  return table.concat(kept, "\n")
+end
+
 --- Runs a Lua file as the program: every uncaught error stops the debugger at the error with the
---- stack intact, then the program dies with its message, as without the debugger.
+--- stack intact, then the program dies as without the debugger: the interpreter prints the same
+--- message and traceback (computed where the error was raised, the runtime's frames left out)
+--- and exits with the same status.
 function M.runFile(path, ...)
   local chunk, err = loadfile(path)
   if not chunk then raw.error(err, 0) end
@@ -377,20 +410,32 @@ function M.runFile(path, ...)
   local argTable = { [0] = path }
   for i = 1, args.n do argTable[i] = args[i] end
   rawset(_G, "arg", argTable)
-  local traceback
+  -- The interpreter's handler answers the error runFile raises again below with the message
+  -- computed here, so it prints one traceback, the program's (hosthandler.lua).
+  local answers = hosthandler.claim(M.runFile)
+  local message, traceback
   local handler
-  handler = function(message)
-    if not alreadyReported(message) and connected then
+  handler = function(raised)
+    -- An error of a reader function that load catches comes here too: not the program's end,
+    -- and load returns what the interpreter's handler makes of it.
+    if hosthandler.caughtByLoad() then
+      return answers and asPlainRun(hosthandler.messageFor(raised), chunk) or raised
+    end
+    if not alreadyReported(raised) and connected then
       local assertion = raisedByAssert(handler)
       if wanted(true, assertion) then
-        local co, coError = deadThreadOf(message)
-        onException(message, true, handler, co, assertion, coError)
+        local co, coError = deadThreadOf(raised)
+        onException(raised, true, handler, co, assertion, coError)
       end
     end
-    markReported(message) -- runFile raises it again below, through the host's handler
-    local text = type(message) == "string" and message or tostring(message)
-    traceback = debug.traceback(text, 2)
-    return message
+    markReported(raised) -- runFile raises it again below, through the host's handler
+    if answers then
+      message = hosthandler.messageFor(raised)
+    else
+      local text = type(raised) == "string" and raised or tostring(raised)
+      traceback = debug.traceback(text, 2)
+    end
+    return raised
   end
   ownHandlers[handler] = true
   local function body()
@@ -399,7 +444,11 @@ function M.runFile(path, ...)
   runFileBody = body
   local r = pack(raw.xpcall(body, handler))
   if r[1] then return unpack(r, 2, r.n) end
-  if traceback then io.stderr:write(traceback, "\n") end
+  if answers then
+    hosthandler.answerNext(r[2], asPlainRun(message, chunk))
+  elseif traceback then
+    io.stderr:write(traceback, "\n")
+  end
   raw.error(r[2], 0)
 end
 

@@ -18,6 +18,9 @@ local rawLoad, rawLoadstring = rawget(_G, "load"), rawget(_G, "loadstring")
 
 local original = nil   -- the interpreter's handler, once adopted
 local onUncaught = nil -- function(message, handler, thread): the runtime stops here
+-- What launch mode's runFile computed where its program raised an error it raises again: the
+-- handler answers that error with it (runFile's own frames below the program are not listed).
+local precomputed = nil
 local probing = false
 local problem = "not adopted yet (the program was never attached in its main thread)"
 
@@ -31,7 +34,7 @@ end
 
 --- Errors raised while `load` reads its chunk with a reader function reach this handler too
 --- (load's protected parser keeps the current handler); load catches them.
-local function caughtByLoad()
+function M.caughtByLoad()
   for level = 3, 1000000 do
     local info = getinfo(level, "f")
     if not info then return false end
@@ -45,7 +48,7 @@ local function report(message)
   if probing or onUncaught == nil then return end
   -- A stack overflow leaves too little room to stop; the program's own message matters more.
   if type(message) == "string" and string.find(message, "stack overflow", 1, true) then return end
-  if caughtByLoad() then return end
+  if M.caughtByLoad() then return end
   -- 1 report, 2 the handler, 3 what raised the error (a coroutine.wrap function, maybe)
   pcall(onUncaught, message, M.handler, coroutines.deadWrapThreadAt(3))
 end
@@ -99,7 +102,17 @@ end
 
 local handlers = {}
 
+--- The answer runFile left for `message`, taken once (see M.answerNext).
+local function takePrecomputed(message)
+  local p = precomputed
+  if p == nil or not rawequal(p.message, message) then return false end
+  precomputed = nil
+  return true, p.result
+end
+
 function handlers.lua51(message)
+  local given, answer = takePrecomputed(message)
+  if given then return answer end
   report(message)
   local t = type(message)
   if t ~= "string" and t ~= "number" then return message end
@@ -111,6 +124,8 @@ function handlers.lua51(message)
 end
 
 function handlers.lua52(message)
+  local given, answer = takePrecomputed(message)
+  if given then return answer end
   report(message)
   local t = type(message)
   if t == "string" or t == "number" then return withoutOwnFrames(traceback(message, 2)) end
@@ -121,6 +136,8 @@ function handlers.lua52(message)
 end
 
 function handlers.lua53(message)
+  local given, answer = takePrecomputed(message)
+  if given then return answer end
   report(message)
   local t = type(message)
   if t == "string" or t == "number" then return withoutOwnFrames(traceback(message, 2)) end
@@ -130,6 +147,8 @@ function handlers.lua53(message)
 end
 
 function handlers.luajit(message)
+  local given, answer = takePrecomputed(message)
+  if given then return answer end
   report(message)
   local t = type(message)
   if t ~= "string" and t ~= "number" then
@@ -149,6 +168,43 @@ local function pickHandler()
   return handlers.lua53
 end
 M.handler = pickHandler()
+
+--- What the interpreter's handler returns for `message`, computed from a message handler of the
+--- runtime's (the caller) as the interpreter's computes it from its own: the traceback starts at
+--- what raised the error (level 3 from here: this function, the caller, the raiser).
+function M.messageFor(message)
+  local t = type(message)
+  if compat.isJIT then
+    if t ~= "string" and t ~= "number" then
+      if message == nil then return message end
+      local has, result = callTostring(message)
+      if not has then return message end
+      if type(result) ~= "string" and type(result) ~= "number" then return result end
+      message = result
+    end
+    return withoutOwnFrames(traceback(message, 3))
+  end
+  if compat.is51 then
+    if t ~= "string" and t ~= "number" then return message end
+    local dbg = _G.debug
+    if type(dbg) ~= "table" or type(dbg.traceback) ~= "function" then return message end
+    return withoutOwnFrames(dbg.traceback(message, 3))
+  end
+  if t == "string" or t == "number" then return withoutOwnFrames(traceback(message, 3)) end
+  if _VERSION == "Lua 5.2" then
+    if message == nil then return message end
+    local has, result = callTostring(message)
+    if has then return result end
+    return "(no error message)"
+  end
+  local has, result = callTostring(message)
+  if has and type(result) == "string" then return result end
+  return withoutOwnFrames(traceback("(error object is a " .. t .. " value)", 3))
+end
+
+--- Has the handler answer `message`, when it is raised next, with `result` (runFile's message,
+--- computed where the program raised it).
+function M.answerNext(message, result) precomputed = { message = message, result = result } end
 
 --- Whether our handler answers exactly as `candidate` for every kind of error object.
 local function agrees(candidate)
@@ -174,12 +230,25 @@ end
 --- ours in its place. Returns whether our handler is in place.
 function M.adopt(onError)
   onUncaught = onError
+  return M.claim(nil)
+end
+
+--- Puts our handler in the interpreter's slot (as adopt does) without changing what it reports.
+--- `caller`: a function accepted in place of the main chunk above the interpreter's C frame
+--- (launch mode's runFile, which the `-e` chunk tail-called; Lua 5.1 lists tail calls as levels).
+function M.claim(caller)
   if original then return true end
   if compat.currentThread() ~= compat.MAIN then return false end
   local top = 1
   while getinfo(top + 1, "l") do top = top + 1 end
-  local bottom, main = getinfo(top, "S"), getinfo(top - 1, "Sf")
-  if not (bottom and bottom.what == "C" and main and main.what == "main") then
+  local above = top - 1
+  local bottom, main = getinfo(top, "S"), getinfo(above, "Sf")
+  while main and main.what == "tail" do
+    above = above - 1
+    main = getinfo(above, "Sf")
+  end
+  local accepted = main and (main.what == "main" or (caller ~= nil and rawequal(main.func, caller)))
+  if not (bottom and bottom.what == "C" and accepted) then
     problem = "no interpreter message handler below the main chunk (an engine runs the program)"
     return false
   end

@@ -431,6 +431,18 @@ async function runCommand(page, title) {
   await page.keyboard.press('Enter');
 }
 
+/** The frame of the extension page's README webview (the one holding "Get started"). */
+async function readmeFrame(page) {
+  for (const frame of page.frames()) {
+    const found = await frame
+      .locator('h2', { hasText: 'Get started' })
+      .count()
+      .catch(() => 0);
+    if (found > 0) return frame;
+  }
+  return undefined;
+}
+
 /** The getting-started walkthrough and the installed extension's page (icon, README). */
 async function walkthroughAndExtensionPage(page) {
   const title = 'LuaPanda: Debug Lua games and programs';
@@ -479,6 +491,24 @@ async function walkthroughAndExtensionPage(page) {
     { timeoutMs: 20_000, intervalMs: 500, what: "the README's Get started section" },
   ).catch(() => undefined);
   check(readme !== undefined, 'the extension page shows the README (its "Get started" section)');
+  // Everything on the page works from the VSIX: no image shows only its alt text, and no link
+  // points where the extension page cannot go (it opens web addresses only).
+  const readmeDoc = await readmeFrame(page);
+  if (readmeDoc) {
+    const broken = await readmeDoc.evaluate(() => [
+      ...[...document.images]
+        .filter((img) => !(img.complete && img.naturalWidth > 0))
+        .map((img) => `image ${img.getAttribute('src')}`),
+      ...[...document.querySelectorAll('a[href]')]
+        .map((a) => a.getAttribute('href'))
+        .filter((href) => !/^(https?:|mailto:|#)/.test(href))
+        .map((href) => `link ${href}`),
+    ]);
+    check(
+      broken.length === 0,
+      `every image and link of the extension page works (${broken.join(', ') || 'none broken'})`,
+    );
+  }
   await page.waitForTimeout(1000);
   await page.screenshot({ path: join(artifacts, 'extension-page.png') });
 }

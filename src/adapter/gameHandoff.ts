@@ -7,7 +7,7 @@
  * as after any lost link.
  */
 import type { ReplyInfo } from '../protocol';
-import type { SessionConnection } from '../session';
+import type { LuaSession, SessionConnection } from '../session';
 
 /** The attach configuration key that carries the id of an offered game. */
 export const GAME_KEY = '__luapandaGame';
@@ -27,6 +27,10 @@ export interface GameOffer {
 
 /** What a parent holds of a game's child session. */
 export interface GameChild {
+  /** The game's name, as its session is shown. */
+  readonly name: string;
+  /** The game's session: pause, continue and the steps asked of the parent act on it. */
+  readonly session: LuaSession;
   /** Ends the child session (the game is detached from and runs on). */
   stop(): Promise<void>;
 }

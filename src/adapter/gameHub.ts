@@ -17,6 +17,7 @@ import {
   sessionErrors,
   toSessionError,
 } from '../session';
+import { GameAction, actOnGames } from './gameControl';
 import { GameChild, childConfiguration, gameTitle, offerGame, withdrawGame } from './gameHandoff';
 
 export interface GameHubHooks {
@@ -72,6 +73,11 @@ export class GameHub {
   /** How many games have a child session now. */
   get size(): number {
     return this.children.size;
+  }
+
+  /** Pause, continue or a step asked of the parent: done to its games (gameControl.ts). */
+  act(action: GameAction): Promise<string[]> {
+    return actOnGames([...this.children], this.endpoint, action);
   }
 
   /**

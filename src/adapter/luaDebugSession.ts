@@ -57,7 +57,8 @@ import { WARNING_EVENT, WarningEventBody } from './warningEvent';
 import { evaluateBody } from './evaluation';
 import { GameWait, GameWaitSpec } from './gameWait';
 import { exceptionFilterBreakpoints, exceptionFilterRequests } from './exceptionFilterArgs';
-import { claimGame, offeredGameId } from './gameHandoff';
+import type { GameAction } from './gameControl';
+import { claimGame, gameTitle, offeredGameId } from './gameHandoff';
 import { GameHub } from './gameHub';
 import { HOT_RELOAD_REQUEST, parseHotReloadArguments } from './hotReloadRequest';
 import { findRuntimeDir } from './runtimeLocation';
@@ -86,6 +87,9 @@ const HUB_BREAKPOINT: DebugProtocol.Breakpoint = {
   verified: false,
   message: "Each game's session binds it (the games are debugged in child sessions).",
 };
+
+/** The one thread the parent of games shows: pause, continue and the steps on it act on games. */
+const GAMES_THREAD_ID = 1;
 
 function alreadyRunning(): SessionError {
   return new SessionError(
@@ -359,8 +363,12 @@ export class LuaDebugSession extends LoggingDebugSession {
   }
 
   protected override threadsRequest(response: DebugProtocol.ThreadsResponse): void {
-    // The parent of games has no threads: each game's are in its own session.
-    const threads = this.hub ? [] : (this.session?.threads() ?? [{ id: 1, name: 'main' }]);
+    // The parent of games runs no program; each game's threads are in its own session. It shows
+    // one thread, for its games: VS Code's pause acts on a thread of the focused session, and
+    // with none it would do nothing at all (VS Code draws a lone thread as its session's row).
+    const threads = this.hub
+      ? [{ id: GAMES_THREAD_ID, name: 'Games' }]
+      : (this.session?.threads() ?? [{ id: 1, name: 'main' }]);
     response.body = { threads: threads.map((t) => new Thread(t.id, t.name)) };
     this.sendResponse(response);
   }
@@ -454,7 +462,8 @@ export class LuaDebugSession extends LoggingDebugSession {
     args: DebugProtocol.ContinueArguments,
   ): Promise<void> {
     await this.respond(response, async () => {
-      await this.requireSession().continue(args.threadId);
+      if (this.hub) await this.actOnGames('continue');
+      else await this.requireSession().continue(args.threadId);
       response.body = { allThreadsContinued: true };
     });
   }
@@ -463,25 +472,43 @@ export class LuaDebugSession extends LoggingDebugSession {
     response: DebugProtocol.NextResponse,
     args: DebugProtocol.NextArguments,
   ): Promise<void> {
-    await this.respond(response, () => this.requireSession().stepOver(args.threadId));
+    await this.respond(response, () =>
+      this.hub ? this.actOnGames('stepOver') : this.requireSession().stepOver(args.threadId),
+    );
   }
 
   protected override async stepInRequest(
     response: DebugProtocol.StepInResponse,
     args: DebugProtocol.StepInArguments,
   ): Promise<void> {
-    await this.respond(response, () => this.requireSession().stepIn(args.threadId));
+    await this.respond(response, () =>
+      this.hub ? this.actOnGames('stepIn') : this.requireSession().stepIn(args.threadId),
+    );
   }
 
   protected override async stepOutRequest(
     response: DebugProtocol.StepOutResponse,
     args: DebugProtocol.StepOutArguments,
   ): Promise<void> {
-    await this.respond(response, () => this.requireSession().stepOut(args.threadId));
+    await this.respond(response, () =>
+      this.hub ? this.actOnGames('stepOut') : this.requireSession().stepOut(args.threadId),
+    );
   }
 
   protected override async pauseRequest(response: DebugProtocol.PauseResponse): Promise<void> {
-    await this.respond(response, () => this.requireSession().pause());
+    await this.respond(response, () =>
+      this.hub ? this.actOnGames('pause') : this.requireSession().pause(),
+    );
+  }
+
+  /** The parent of games does what it was asked to its games, and says which in its console. */
+  private async actOnGames(action: GameAction): Promise<void> {
+    if (!this.hub) return;
+    const games = await this.hub.act(action);
+    const verb = action === 'pause' ? 'Paused' : action === 'continue' ? 'Continued' : 'Stepped';
+    this.sendEvent(
+      new OutputEvent(`${verb} ${games.map((name) => `"${name}"`).join(', ')}.\n`, 'console'),
+    );
   }
 
   protected override async exceptionInfoRequest(
@@ -631,7 +658,11 @@ export class LuaDebugSession extends LoggingDebugSession {
         );
       }
       const session = this.createSession(toSessionSettings(args), args.trace, raw);
-      this.leaveParent = offer.join?.({ stop: () => session.stopSession() });
+      this.leaveParent = offer.join?.({
+        name: args.name ?? gameTitle(offer.handshake, 'Lua game'),
+        session,
+        stop: () => session.stopSession(),
+      });
       await this.waitForConfiguration();
       await session.start(handoffConnector(offer.connection, offer.handshake, offer.endpoint));
     });

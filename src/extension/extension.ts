@@ -14,6 +14,7 @@ import { bridgeInput, registerClientConfigCommands } from './clientConfigs/clien
 import { clientTemplates } from './clientConfigs/clientConfigs';
 import { registerLuaDebugger } from './debug/debugAdapter';
 import { registerDebugCommands } from './debug/debugCommands';
+import { registerOpenGuide } from './guides/openGuide';
 import { LanguageModelTools } from './agentTools/languageModelTools';
 import { McpRegistration } from './mcpServer/mcpRegistration';
 import { registerMcpServerCommands } from './mcpServer/mcpServerCommands';
@@ -97,6 +98,7 @@ export function activate(context: vscode.ExtensionContext): ExtensionApi {
     ...registerMcpServerCommands({ manager, monitor, log }),
     ...registerClientConfigCommands(clientConfig),
     ...registerDebugCommands({ context, channel, manager, documents, log }),
+    registerOpenGuide(context),
     watchSettings(manager, languageModelTools),
   );
 

@@ -8,6 +8,8 @@
 import * as vscode from 'vscode';
 
 export const DOC_SCHEME = 'luapanda-doc';
+/** How long `show` waits for VS Code to read new text into an already known document. */
+const REFRESH_WAIT_MS = 2000;
 
 export class ReadOnlyDocuments implements vscode.TextDocumentContentProvider, vscode.Disposable {
   private readonly texts = new Map<string, string>();
@@ -39,6 +41,7 @@ export class ReadOnlyDocuments implements vscode.TextDocumentContentProvider, vs
     this.texts.set(key, text);
     if (known) this.changed.fire(uri);
     let document = await vscode.workspace.openTextDocument(uri);
+    if (document.getText() !== text) await this.refreshed(document, text);
     if (language !== undefined && document.languageId !== language) {
       // A language VS Code does not know (toml without an extension for it) stays plain text.
       document = await vscode.languages
@@ -46,6 +49,26 @@ export class ReadOnlyDocuments implements vscode.TextDocumentContentProvider, vs
         .then(undefined, () => document);
     }
     return vscode.window.showTextDocument(document, { preview: true });
+  }
+
+  /**
+   * VS Code keeps a closed document's text for a while, and reads the provider again only after
+   * the change event, asynchronously: opening it at once would show the previous text (the last
+   * report, after its tab was closed). Waits (up to 2 s) until the document has the new text.
+   */
+  private refreshed(document: vscode.TextDocument, text: string): Promise<void> {
+    return new Promise((resolve) => {
+      const done = () => {
+        clearTimeout(timer);
+        subscription.dispose();
+        resolve();
+      };
+      const timer = setTimeout(done, REFRESH_WAIT_MS);
+      const subscription = vscode.workspace.onDidChangeTextDocument((e) => {
+        if (e.document === document && document.getText() === text) done();
+      });
+      if (document.getText() === text) done();
+    });
   }
 
   dispose(): void {

@@ -52,13 +52,64 @@ function isConfiguration(value: unknown): value is LaunchConfiguration {
   return typeof v.name === 'string' && typeof v.type === 'string' && typeof v.request === 'string';
 }
 
+/** What VS Code knows when it starts a configuration and a headless server does not. */
+export interface EditorContext {
+  /** The file of the active editor, from which VS Code resolves `${file}` and its kin. */
+  readonly file?: string;
+}
+
 /**
- * Replaces VS Code's predefined variables in every string of `config`. An unknown variable, or
- * one that needs an editor (`${file}`), is an error naming it.
+ * A variable only VS Code resolves here (an editor's file, `${input:…}`, `${command:…}`…). Its
+ * meaning depends on where the configuration runs: VS Code resolves it when it starts the
+ * session, the headless `luapanda-mcp` never can.
+ */
+export class VscodeOnlyVariableError extends LaunchConfigError {
+  constructor(
+    readonly configuration: string,
+    readonly variable: string,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+/** The variables VS Code resolves from the active editor's file. */
+function editorVariable(name: string, file: string, workspaceFolder: string): string | undefined {
+  switch (name) {
+    case 'file':
+      return file;
+    case 'fileBasename':
+      return path.basename(file);
+    case 'fileBasenameNoExtension':
+      return path.basename(file, path.extname(file));
+    case 'fileExtname':
+      return path.extname(file);
+    case 'fileDirname':
+      return path.dirname(file);
+    case 'fileDirnameBasename':
+      return path.basename(path.dirname(file));
+    case 'relativeFile':
+      return path.relative(workspaceFolder, file);
+    case 'relativeFileDirname':
+      return path.relative(workspaceFolder, path.dirname(file));
+    case 'fileWorkspaceFolder':
+      return workspaceFolder;
+    default:
+      return undefined;
+  }
+}
+
+/**
+ * Replaces VS Code's predefined variables in every string of `config`. Without `editor` (the
+ * headless server) a variable that needs an editor (`${file}`) is an error naming it; with it
+ * (VS Code's view, for checks inside VS Code), `${file}` and its kin are the editor's file, and
+ * only a variable VS Code alone can answer at launch (`${input:…}`, or `${file}` with no editor
+ * open) is a VscodeOnlyVariableError.
  */
 export function resolveVariables(
   config: LaunchConfiguration,
   workspaceFolder: string,
+  editor?: EditorContext,
 ): LaunchConfiguration {
   const replace = (text: string): string =>
     text.replace(/\$\{([^}]+)\}/g, (whole, name: string) => {
@@ -76,12 +127,21 @@ export function resolveVariables(
           return path.sep;
         case 'cwd':
           return workspaceFolder;
-        default:
-          throw new LaunchConfigError(
-            `The configuration "${config.name}" uses ${whole}, which only VS Code can resolve ` +
-              '(it needs an open editor or an extension). Replace it with a path.',
-          );
       }
+      const fromEditor = editor?.file
+        ? editorVariable(name, editor.file, workspaceFolder)
+        : undefined;
+      if (fromEditor !== undefined) return fromEditor;
+      throw new VscodeOnlyVariableError(
+        config.name,
+        whole,
+        editor
+          ? `The configuration "${config.name}" uses ${whole}, which VS Code resolves when it starts ` +
+              'the session (from the open editor, a prompt or an extension); it cannot be checked before.'
+          : `The configuration "${config.name}" uses ${whole}, which only VS Code can resolve ` +
+              '(it needs an open editor or an extension): the headless luapanda-mcp cannot start it. ' +
+              'Start it from VS Code, or replace the variable with a path.',
+      );
     });
   const visit = (value: unknown): unknown => {
     if (typeof value === 'string') return replace(value);

@@ -22,6 +22,9 @@ import { type InProcessAdapter, serveAdapterInProcess } from './inProcessServer'
 
 const RUNTIME_DIR = path.join(REPO_ROOT, 'dist', 'lua');
 const GAME = fixture('twoGames.lua');
+const LOOP = fixture('loopingGame.lua');
+/** A line of loopingGame.lua that the test's time never reaches (after its 30 s loop). */
+const LOOP_END_LINE = 13;
 const reconnect = scenario('reconnect');
 const BP_LINE = 9;
 
@@ -176,7 +179,11 @@ for (const lua of luaInterpreters().filter((l) => l.command === 'lua5.4' || l.is
       const second = await child('client');
       assert.equal((await second.stopped).body.reason, 'breakpoint');
       const parentThreads = await parent.threadsRequest();
-      assert.deepEqual(parentThreads.body.threads, [], 'the parent has no threads of its own');
+      assert.deepEqual(
+        parentThreads.body.threads,
+        [{ id: 1, name: 'Games' }],
+        "the parent's one thread stands for its games (VS Code pauses a thread)",
+      );
       const refused = await parent.stackTraceRequest({ threadId: 1 }).catch((e: Error) => e);
       assert.match(String(refused), /session of its own/);
 
@@ -207,6 +214,85 @@ for (const lua of luaInterpreters().filter((l) => l.command === 'lua5.4' || l.is
       assert.match(client2.stdout, /^client total 6$/m);
       await second.terminated;
       await parentEnded;
+    });
+
+    it('pause, continue and steps on the parent act on its games, or say why they cannot', async () => {
+      const gamePort = await quietPort();
+      const parent = await client();
+      const never = { path: LOOP, line: LOOP_END_LINE };
+      const child = openChildren(parent, never);
+      await attach(
+        parent,
+        { request: 'attach', connectionPort: gamePort, name: 'games' },
+        true,
+        never,
+      );
+      const refusal = (request: Promise<unknown>) =>
+        request.then(
+          () => assert.fail('the request succeeded'),
+          (e: Error) => e.message,
+        );
+      assert.match(await refusal(parent.pauseRequest({ threadId: 1 })), /No game is attached yet/);
+
+      const looping: LuaProcess[] = [];
+      const loop = (name: string) => {
+        const game = spawnLua(lua, LOOP, {
+          args: [String(gamePort), name],
+          luaPath: [RUNTIME_DIR],
+        });
+        games.push(game);
+        looping.push(game);
+      };
+      loop('one');
+      const one = await child('one');
+      // F6 with the parent focused: its game pauses.
+      await parent.pauseRequest({ threadId: 1 });
+      assert.equal((await one.stopped).body.reason, 'pause');
+      assert.match(
+        await refusal(parent.pauseRequest({ threadId: 1 })),
+        /The game "one" is paused already: continue or step in the game's own session/,
+      );
+      let stepped = one.dc.waitForEvent('stopped');
+      await parent.nextRequest({ threadId: 1 });
+      assert.equal((await stepped).body.reason, 'step', "the parent's step moves its paused game");
+      const resumed = one.dc.waitForEvent('continued');
+      await parent.continueRequest({ threadId: 1 });
+      await resumed;
+      assert.match(
+        await refusal(parent.stepInRequest({ threadId: 1 })),
+        /no game is paused \("one" runs\)/,
+      );
+
+      // Two games: pause and continue act on both; a step must say which game.
+      loop('two');
+      const two = await child('two');
+      const paused = [one, two].map((c) => c.dc.waitForEvent('stopped'));
+      await parent.pauseRequest({ threadId: 1 });
+      for (const stop of await Promise.all(paused)) assert.equal(stop.body.reason, 'pause');
+      assert.match(
+        await refusal(parent.stepOutRequest({ threadId: 1 })),
+        /Several games are paused \("one", "two"\)/,
+      );
+      const continued = [one, two].map((c) => c.dc.waitForEvent('continued'));
+      await parent.continueRequest({ threadId: 1 });
+      await Promise.all(continued);
+      stepped = two.dc.waitForEvent('stopped');
+      await two.dc.pauseRequest({ threadId: 1 });
+      await stepped;
+      // One of two paused: the parent's step is that game's.
+      const twoStepped = two.dc.waitForEvent('stopped');
+      await parent.stepInRequest({ threadId: 1 });
+      assert.equal((await twoStepped).body.reason, 'step');
+
+      const parentEnded = parent.waitForEvent('terminated');
+      await parent.disconnectRequest({});
+      await Promise.all([one.terminated, two.terminated, parentEnded]);
+      // Detached, the games loop on (for up to 30 s): end them here.
+      for (const game of looping) {
+        assert.equal(game.hasExited, false, 'the game ran on after the detach');
+        game.kill();
+        await game.waitForExit(TIMEOUT_MS).catch(() => undefined);
+      }
     });
 
     it('stopping the parent ends every game session; the games run on', async () => {

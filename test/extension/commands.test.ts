@@ -11,6 +11,7 @@ import type * as vscodeTypes from 'vscode';
 import { SessionMonitor } from '../../src/mcp/sessionMonitor';
 import { registerClientConfigCommands } from '../../src/extension/clientConfigs/clientConfigCommands';
 import { registerDebugCommands } from '../../src/extension/debug/debugCommands';
+import { registerOpenGuide } from '../../src/extension/guides/openGuide';
 import { registerMcpServerCommands } from '../../src/extension/mcpServer/mcpServerCommands';
 import { COMMANDS } from '../../src/extension/mcpServer/panel';
 import { ReadOnlyDocuments } from '../../src/extension/readOnlyDocs';
@@ -43,6 +44,7 @@ describe('extension: command modules', () => {
       ...registerMcpServerCommands({ manager, monitor, log }),
       ...registerClientConfigCommands({ context, manager, documents, log }),
       ...registerDebugCommands({ context, channel, manager, documents, log }),
+      registerOpenGuide(context),
     ];
     try {
       assert.deepEqual([...registeredCommands.keys()].sort(), Object.values(COMMANDS).sort());

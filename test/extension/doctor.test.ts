@@ -10,6 +10,7 @@ import {
   probeLocalPort,
   renderReport,
 } from '../../src/extension/doctor/doctor';
+import { INITIAL_CONFIGURATIONS } from '../../src/extension/debug/contribution';
 import { luaInterpreters } from '../harness/interpreters';
 import { REPO_ROOT } from '../harness/luaProcess';
 
@@ -21,6 +22,7 @@ const base: DoctorFacts = {
   ports: [],
   runtimeInWorkspace: [],
   interpreters: [],
+  vscodeOnly: [],
   breakpoints: [],
   liveLuaSessions: 0,
   mcp: 'Running on http://127.0.0.1:6009/mcp (0 client sessions).',
@@ -108,17 +110,77 @@ describe('extension: doctor', () => {
         mcp: '',
       });
       const byName = (prefix: string) => facts.interpreters.find((i) => i.name.startsWith(prefix));
-      assert.equal(byName('"works"')?.ok, true, JSON.stringify(facts.interpreters));
+      assert.equal(byName('"works"')?.verdict, 'ok', JSON.stringify(facts.interpreters));
       assert.match(byName('"works"')?.detail ?? '', /with luasocket and the runtime/);
-      assert.equal(byName('"no socket"')?.ok, false);
+      assert.equal(byName('"no socket"')?.verdict, 'failed');
       assert.match(byName('"no socket"')?.detail ?? '', /cannot load luasocket.*Fix:/);
       assert.doesNotMatch(byName('"no socket"')?.detail ?? '', /no file '/);
       assert.deepEqual(byName('"no lua"'), {
         name: '"no lua" (no-such-lua-5.9)',
-        ok: false,
+        verdict: 'failed',
         detail: 'not found',
       });
       assert.match(renderReport(facts), /✗ "no socket" \(/);
+    } finally {
+      fs.rmSync(folder, { recursive: true, force: true });
+    }
+  });
+
+  it("judges a configuration where it runs: ${file} is VS Code's, only the headless server lacks it", async () => {
+    const lua = luaInterpreters()[0];
+    const folder = fs.mkdtempSync(path.join(os.tmpdir(), 'luapanda-doctor-'));
+    try {
+      fs.mkdirSync(path.join(folder, '.vscode'));
+      fs.mkdirSync(path.join(folder, 'src'));
+      const editorFile = path.join(folder, 'src', 'main.lua');
+      const generated = { ...INITIAL_CONFIGURATIONS[0], luaPath: lua.command };
+      fs.writeFileSync(
+        path.join(folder, '.vscode', 'launch.json'),
+        JSON.stringify({
+          configurations: [
+            generated,
+            { ...generated, name: 'beside the file', cwd: '${fileDirname}' },
+            { ...generated, name: 'asks', cwd: '${input:gameFolder}' },
+          ],
+        }),
+      );
+      const gather = (file?: string) =>
+        gatherFacts({
+          workspace: folder,
+          runtimeDir: RUNTIME_DIR,
+          editorFile: file,
+          breakpoints: [],
+          liveLuaSessions: 0,
+          mcp: '',
+        });
+      const facts = await gather(editorFile);
+      const verdicts = Object.fromEntries(facts.interpreters.map((i) => [i.name, i.verdict]));
+      const named = (name: string) => verdicts[`"${name}" (${lua.command})`];
+      assert.equal(named(generated.name), 'ok', JSON.stringify(facts.interpreters));
+      assert.equal(named('beside the file'), 'ok', "cwd is the editor file's folder");
+      assert.equal(verdicts['"asks"'], 'unchecked', 'a prompt is answered only at launch');
+      const report = renderReport(facts);
+      assert.doesNotMatch(report, /✗ "Lua: launch the current file"/);
+      assert.doesNotMatch(report, /Replace it with a path/);
+      assert.match(
+        report,
+        /– "asks": .*\$\{input:gameFolder\}, which VS Code resolves when it starts/,
+      );
+      // The headless server is told apart: a note, not a failure.
+      assert.deepEqual(facts.vscodeOnly, [
+        { config: generated.name, variable: '${file}' },
+        { config: 'beside the file', variable: '${file}' },
+        { config: 'asks', variable: '${file}' },
+      ]);
+      assert.match(
+        report,
+        /### Agents without VS Code[^]*"Lua: launch the current file" uses \$\{file\}/,
+      );
+
+      // No editor open: ${fileDirname} cannot be known before F5; still no failure.
+      const closed = await gather(undefined);
+      const beside = closed.interpreters.find((i) => i.name.startsWith('"beside the file"'));
+      assert.equal(beside?.verdict, 'unchecked');
     } finally {
       fs.rmSync(folder, { recursive: true, force: true });
     }

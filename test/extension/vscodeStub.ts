@@ -221,6 +221,7 @@ export const vscode = {
     showWarningMessage: sinon.stub(),
     showInformationMessage: sinon.stub(),
     showErrorMessage: sinon.stub(),
+    showQuickPick: sinon.stub().resolves(undefined),
     createStatusBarItem: sinon.stub().callsFake(statusBarItem),
     showTextDocument: sinon
       .stub()
@@ -320,6 +321,8 @@ export function resetVscode(): void {
   vscode.window.showWarningMessage.reset();
   vscode.window.showInformationMessage.reset();
   vscode.window.showErrorMessage.reset();
+  vscode.window.showQuickPick.reset();
+  vscode.window.showQuickPick.resolves(undefined);
 }
 
 type ModuleInternals = {

@@ -11,6 +11,7 @@ import { UsageError, parseArgs } from '../../src/cli/mcp';
 import {
   LaunchConfigError,
   readLaunchConfigurations,
+  VscodeOnlyVariableError,
   resolveVariables,
 } from '../../src/mcp/launchConfig';
 import { OutputLog, PARTIAL_LINE_QUIET_MS } from '../../src/mcp/outputLog';
@@ -235,7 +236,32 @@ describe('launch.json', () => {
     assert.deepEqual(resolved.args, ['demo', 'from-env']);
     assert.throws(
       () => resolveVariables({ name: 'x', type: 't', request: 'launch', program: '${file}' }, '/w'),
-      /only VS Code can resolve/,
+      /only VS Code can resolve .*the headless luapanda-mcp cannot start it/,
+    );
+    // VS Code's view: the editor's file answers ${file} and its kin.
+    const inEditor = resolveVariables(
+      {
+        name: 'x',
+        type: 't',
+        request: 'launch',
+        program: '${file}',
+        cwd: '${fileDirname}',
+        args: ['${relativeFile}', '${fileBasenameNoExtension}'],
+      },
+      '/w',
+      { file: '/w/src/main.lua' },
+    );
+    assert.equal(inEditor.program, '/w/src/main.lua');
+    assert.equal(inEditor.cwd, '/w/src');
+    assert.deepEqual(inEditor.args, ['src/main.lua', 'main']);
+    assert.throws(
+      () =>
+        resolveVariables(
+          { name: 'x', type: 't', request: 'launch', cwd: '${input:dir}' },
+          '/w',
+          {},
+        ),
+      (e: unknown) => e instanceof VscodeOnlyVariableError && e.variable === '${input:dir}',
     );
   });
 });

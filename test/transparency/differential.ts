@@ -8,6 +8,8 @@ import { CorpusProgram, withRuntime } from './corpus';
 import { knownFor } from './knownDifferences';
 import { DebugMode, IdeReport, ModeName, debugModesFor, startIde } from './modes';
 import { RunResult, prepareFolder, removeFolder, runLua, writeProgram } from './runProgram';
+import { preloadCode } from '../../src/session/link/debuggee';
+import { CONSOLE_MARKER } from '../../src/session/link/stdoutConsole';
 
 export const RUN_TIMEOUT_MS = 90_000;
 /** How long the IDE side may take to see the link close once the program has ended. */
@@ -58,6 +60,9 @@ function plainRuns(lua: LuaInterpreter, program: CorpusProgram) {
   return cached;
 }
 
+/** Launch mode's console lines in stdout (the session takes them out before the user sees it). */
+const CONSOLE_LINES = new RegExp(`${CONSOLE_MARKER}[^\u0000]*\u0000`, 'g');
+
 async function debuggedRun(
   lua: LuaInterpreter,
   program: CorpusProgram,
@@ -67,8 +72,25 @@ async function debuggedRun(
   const dir = prepareFolder(lua);
   const ide = await startIde(mode, dir, program.name, program.bpLine);
   try {
-    writeProgram(dir, program.name, withRuntime(program, ide.port, run.hookStrategy));
-    const result = await runLua(lua, dir, program.name, RUN_TIMEOUT_MS);
+    let result: RunResult;
+    if (run.launch) {
+      // The program unchanged, run the way a launch configuration runs it (the runtime beside it).
+      writeProgram(dir, program.name, program.source);
+      const preload = preloadCode({
+        program: program.name,
+        args: [],
+        cwd: dir,
+        env: {},
+        interpreters: [lua.command],
+        runtimeDir: dir,
+        port: ide.port,
+      });
+      const launched = await runLua(lua, dir, program.name, RUN_TIMEOUT_MS, ['-e', preload]);
+      result = { ...launched, stdout: launched.stdout.replace(CONSOLE_LINES, '') };
+    } else {
+      writeProgram(dir, program.name, withRuntime(program, ide.port, run.hookStrategy));
+      result = await runLua(lua, dir, program.name, RUN_TIMEOUT_MS);
+    }
     await Promise.race([ide.done, new Promise((resolve) => setTimeout(resolve, IDE_DONE_MS))]);
     return { mode, label, result, report: ide.report };
   } finally {
@@ -92,12 +114,15 @@ export interface CaseRunner {
   readonly uncaughtErrors?: number;
   /** What the runner puts in front of each line `print` writes (an engine's log tag), if any. */
   readonly printTag?: string;
+  /** Whether it also runs the program as launch mode does (`lua -e <preload>`, runFile). */
+  readonly launches?: boolean;
 }
 
 export function interpreterRunner(lua: LuaInterpreter, program: CorpusProgram): CaseRunner {
   return {
     plain: () => plainRuns(lua, program),
     debugged: (run) => debuggedRun(lua, program, run),
+    launches: true,
   };
 }
 
@@ -212,13 +237,13 @@ export async function runCaseWith(
     return { plain, modes: [], failures, known, missedStops: [] };
   }
   const modes: ModeOutcome[] = [];
-  for (const run of debugModesFor(lua)) {
+  for (const run of debugModesFor(lua, runner.launches)) {
     const outcome = await runner.debugged(run);
     modes.push(outcome);
     const mode = run.label;
     let expected = plain;
     let got = outcome.result;
-    for (const difference of knownFor(name, lua, run.mode)) {
+    for (const difference of knownFor(name, lua, run.mode, run.launch === true)) {
       const differs = plain.stdout !== outcome.result.stdout;
       if (differs) known.push(`${mode}: ${difference.why}`);
       else if (difference.always) {

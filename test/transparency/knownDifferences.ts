@@ -9,8 +9,8 @@ import type { ModeName } from './modes';
 
 export interface KnownDifference {
   readonly program: string;
-  /** The runs it applies to. */
-  applies(lua: LuaInterpreter, mode: ModeName): boolean;
+  /** The runs it applies to (`launch`: a run as launch mode runs the program, through runFile). */
+  applies(lua: LuaInterpreter, mode: ModeName, launch: boolean): boolean;
   /** Stdout lines that may differ (all of stdout when absent). */
   readonly lines?: RegExp;
   /** It must differ in every run it applies to (a fixed difference fails the list). */
@@ -75,7 +75,26 @@ const FINALIZER_AT_CSTACK_LIMIT =
   'overflow". It depends on when the collection ends (rare; seen once in about 3,000 runs of ' +
   'each program). Lua 5.4 turns finalizer errors into warnings.';
 
+const RUNFILE_LEVELS =
+  'Launch mode runs the program through LuaPanda.runFile, under its xpcall, so that every ' +
+  'uncaught error stops with the stack intact: below the main chunk a stack walk or a traceback ' +
+  "of the program sees runFile's levels (Lua, xpcall, tail calls) where a plain run has only the " +
+  "interpreter's C frame, and a recursion through C callbacks fails a level earlier. What the " +
+  'program prints when it dies is still exactly what it prints plain.';
+
 export const KNOWN_DIFFERENCES: readonly KnownDifference[] = [
+  ...[
+    'cstack_limit_probe.lua',
+    'introspect_traceback.lua',
+    'recursion_deep.lua',
+    'stack_levels.lua',
+    'xpcall_traceback.lua',
+  ].map((program): KnownDifference => ({
+    program,
+    applies: (_lua, _mode, launch) => launch,
+    always: false,
+    why: RUNFILE_LEVELS,
+  })),
   {
     program: 'error_in_handler.lua',
     applies: (lua) => lua.isLuaJIT || !/Lua 5\.4/.test(lua.version),
@@ -152,6 +171,11 @@ export const KNOWN_DIFFERENCES: readonly KnownDifference[] = [
 ];
 
 /** The documented differences that apply to one run. */
-export function knownFor(program: string, lua: LuaInterpreter, mode: ModeName): KnownDifference[] {
-  return KNOWN_DIFFERENCES.filter((d) => d.program === program && d.applies(lua, mode));
+export function knownFor(
+  program: string,
+  lua: LuaInterpreter,
+  mode: ModeName,
+  launch = false,
+): KnownDifference[] {
+  return KNOWN_DIFFERENCES.filter((d) => d.program === program && d.applies(lua, mode, launch));
 }

@@ -43,13 +43,24 @@ export const MODES: readonly ModeName[] = [
 export interface DebugMode {
   readonly mode: ModeName;
   readonly hookStrategy?: 'calls';
+  /**
+   * Run as launch mode runs a program: `lua -e <preload>` (src/session/link/debuggee.ts), the
+   * program through the runtime's `runFile`, instead of a game that calls `start()`.
+   */
+  readonly launch?: boolean;
   /** How failures name the run. */
   readonly label: string;
 }
 
-/** The debugged runs of a program under `lua`. */
-export function debugModesFor(lua: LuaInterpreter): DebugMode[] {
+/** The modes also run as launch mode runs a program (runFile), when the runner can. */
+const LAUNCH_MODES: readonly ModeName[] = ['attached', 'bp-hit'];
+
+/** The debugged runs of a program under `lua`; `launch`: with launch mode's runs too. */
+export function debugModesFor(lua: LuaInterpreter, launch = false): DebugMode[] {
   const runs: DebugMode[] = MODES.map((mode) => ({ mode, label: mode }));
+  if (launch) {
+    for (const mode of LAUNCH_MODES) runs.push({ mode, launch: true, label: `launch ${mode}` });
+  }
   if (!lua.native) {
     for (const mode of ['bp-hit', 'condition'] as const) {
       runs.push({ mode, hookStrategy: 'calls', label: `${mode} (calls)` });

@@ -51,15 +51,19 @@ function scrubbedEnv(): NodeJS.ProcessEnv {
   return env;
 }
 
-/** Runs `lua name` in `dir`; bounded by `timeoutMs` (the process is killed, `timedOut` set). */
+/**
+ * Runs `lua name` in `dir` (or `lua` with `argv`, as launch mode runs `lua -e <preload>`);
+ * bounded by `timeoutMs` (the process is killed, `timedOut` set).
+ */
 export function runLua(
   lua: LuaInterpreter,
   dir: string,
   name: string,
   timeoutMs: number,
+  argv: readonly string[] = [name],
 ): Promise<RunResult> {
   return new Promise((resolve) => {
-    const child = spawn(lua.command, [name], {
+    const child = spawn(lua.command, argv, {
       cwd: dir,
       env: scrubbedEnv(),
       stdio: ['ignore', 'pipe', 'pipe'],

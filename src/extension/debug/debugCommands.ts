@@ -61,6 +61,7 @@ async function showDoctor(
   const facts = await gatherFacts({
     workspace: folder,
     runtimeDir,
+    editorFile: activeFile(),
     breakpoints,
     liveLuaSessions: channel.sessions().filter((s) => s.type === 'luapanda').length,
     mcp: describeState(manager.state),
@@ -68,4 +69,10 @@ async function showDoctor(
   const report = renderReport(facts);
   await documents.show('LuaPanda Doctor.md', report, 'markdown');
   return report;
+}
+
+/** The file `${file}` would name if the user pressed F5 now (the Doctor's own report excluded). */
+function activeFile(): string | undefined {
+  const uri = vscode.window.activeTextEditor?.document.uri;
+  return uri?.scheme === 'file' ? uri.fsPath : undefined;
 }

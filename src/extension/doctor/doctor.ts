@@ -13,7 +13,11 @@ import {
   describeListenHost,
   isLoopbackHost,
 } from '../../session/link/listenHost';
-import { readLaunchConfigurations } from '../../mcp/launchConfig';
+import {
+  VscodeOnlyVariableError,
+  readLaunchConfigurations,
+  resolveVariables,
+} from '../../mcp/launchConfig';
 import { InterpreterFact, checkInterpreters } from './doctorInterpreters';
 
 export interface PortFact {
@@ -42,6 +46,8 @@ export interface DoctorFacts {
   readonly ports: readonly PortFact[];
   readonly runtimeInWorkspace: readonly string[];
   readonly interpreters: readonly InterpreterFact[];
+  /** Configurations fine in VS Code that the headless `luapanda-mcp` cannot start, and why. */
+  readonly vscodeOnly: readonly { readonly config: string; readonly variable: string }[];
   readonly breakpoints: readonly BreakpointFact[];
   readonly liveLuaSessions: number;
   readonly mcp: string;
@@ -65,6 +71,8 @@ export async function gatherFacts(input: {
   workspace?: string;
   /** The bundled runtime's folder, for the launch configurations without `runtimePath`. */
   runtimeDir: string;
+  /** The active editor's file: VS Code resolves `${file}` and its kin from it at launch. */
+  editorFile?: string;
   breakpoints: readonly BreakpointFact[];
   liveLuaSessions: number;
   mcp: string;
@@ -96,7 +104,12 @@ export async function gatherFacts(input: {
       local: asClient ? 'free' : await probeLocalPort(port),
     });
   }
-  const interpreters = await checkInterpreters(luaConfigs, input.workspace, input.runtimeDir);
+  const interpreters = await checkInterpreters(
+    luaConfigs,
+    input.workspace,
+    input.runtimeDir,
+    input.editorFile,
+  );
   return {
     workspace: input.workspace,
     launchError,
@@ -104,6 +117,7 @@ export async function gatherFacts(input: {
     ports,
     runtimeInWorkspace: input.workspace ? findRuntimeCopies(input.workspace) : [],
     interpreters,
+    vscodeOnly: input.workspace ? vscodeOnlyVariables(luaConfigs, input.workspace) : [],
     breakpoints: input.breakpoints,
     liveLuaSessions: input.liveLuaSessions,
     mcp: input.mcp,
@@ -112,6 +126,24 @@ export async function gatherFacts(input: {
       .filter((a): a is os.NetworkInterfaceInfo => !!a && a.family === 'IPv4' && !a.internal)
       .map((a) => a.address),
   };
+}
+
+/** The first variable of each configuration that only VS Code resolves (as `luapanda-mcp` sees it). */
+function vscodeOnlyVariables(
+  configs: readonly LaunchConfiguration[],
+  workspace: string,
+): DoctorFacts['vscodeOnly'] {
+  const found: { config: string; variable: string }[] = [];
+  for (const config of configs) {
+    try {
+      resolveVariables(config, workspace);
+    } catch (e) {
+      if (e instanceof VscodeOnlyVariableError) {
+        found.push({ config: config.name, variable: e.variable });
+      }
+    }
+  }
+  return found;
 }
 
 function findRuntimeCopies(root: string, limit = 2000): string[] {
@@ -195,8 +227,24 @@ export function renderReport(facts: DoctorFacts): string {
     'Each launch configuration, and the usual interpreter names, checked as a launch checks them: the interpreter must load luasocket and the runtime.',
     '',
   );
+  const marks = { ok: '✓', failed: '✗', unchecked: '–' } as const;
   for (const lua of facts.interpreters)
-    out.push(`- ${lua.ok ? '✓' : '✗'} ${lua.name}: ${lua.detail}`);
+    out.push(`- ${marks[lua.verdict]} ${lua.name}: ${lua.detail}`);
+  if (facts.vscodeOnly.length > 0) {
+    out.push(
+      '',
+      '### Agents without VS Code',
+      '',
+      'These configurations start fine from VS Code, and an agent inside VS Code can start them too. ' +
+        'The headless `luapanda-mcp` has no editor, so it cannot resolve their variables:',
+      '',
+    );
+    for (const only of facts.vscodeOnly) {
+      out.push(
+        `- "${only.config}" uses ${only.variable}: give the headless server a configuration with a path instead.`,
+      );
+    }
+  }
 
   out.push('', '## A breakpoint does not bind', '');
   const unverified = facts.breakpoints.filter((b) => !b.verified);

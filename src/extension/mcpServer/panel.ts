@@ -22,6 +22,7 @@ export const COMMANDS = {
   copyRuntime: 'luapanda.copyRuntime',
   doctor: 'luapanda.doctor',
   hotReloadFile: 'luapanda.hotReloadFile',
+  openGuide: 'luapanda.openGuide',
 } as const;
 
 /** The context keys the extension sets (`setContext`), for `when` clauses in package.json. */

@@ -1,6 +1,6 @@
 /**
  * What a new user meets first, in the real extension host: Run → Add Configuration… in a folder
- * without launch.json (each starter once), the Doctor's report (read-only: F5 afterwards starts
+ * without launch.json (each starter once, and the Doctor content with them), the Doctor's report (read-only: F5 afterwards starts
  * without a "Save As" prompt), a launch that fails (said once, in the dialog), the panel and the
  * Command Palette following the server's state, and a killed stdio client no longer counted.
  */
@@ -76,6 +76,11 @@ describe('a new user', () => {
       const names = written.configurations.map((c) => c.name);
       assert.deepEqual(names, starters, 'each starter once, in order');
       assert.ok(written.configurations.every((c) => c.type === 'luapanda'));
+      // The Doctor judges what Add Configuration wrote as VS Code runs it: `${file}` is fine here.
+      await vscode.window.showTextDocument(vscode.Uri.file(workspaceFile('main.lua')));
+      const report = (await vscode.commands.executeCommand('luapanda.doctor')) as string;
+      assert.doesNotMatch(report, /✗ "Lua: launch the current file"/, report);
+      assert.match(report, /✓ "Lua: launch the current file"/, report);
     } finally {
       await vscode.commands.executeCommand('workbench.action.closeAllEditors');
       fs.writeFileSync(launchJson, original);
@@ -119,6 +124,19 @@ describe('a new user', () => {
     await vscode.commands.executeCommand('luapanda.doctor');
     const reports = vscode.workspace.textDocuments.filter((d) => d.uri.scheme === 'luapanda-doc');
     assert.equal(reports.length, 1);
+  });
+
+  it('a guide the walkthrough links to opens from the extension, as a Markdown preview', async () => {
+    const file = (await vscode.commands.executeCommand('luapanda.openGuide', 'Engines')) as string;
+    assert.equal(path.basename(file), 'Engines.md');
+    await waitUntil(
+      () =>
+        vscode.window.tabGroups.all
+          .flatMap((g) => g.tabs)
+          .some((t) => /Preview Engines\.md/.test(t.label)),
+      10_000,
+      'the preview of Engines.md',
+    );
   });
 
   it('a launch that fails is said once: in the dialog, not again as a notification', async () => {

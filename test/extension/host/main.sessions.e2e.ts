@@ -2,8 +2,9 @@
  * Several games on one attach port in VS Code: the attach session is the parent of every game —
  * each game that connects, the first included, shows as a child session under it in the Call
  * Stack (the tree VS Code builds from each session's `parentSession`), named after the game; the
- * parent has no threads of its own; each game stops at the shared breakpoint and ends on its own;
- * stopping the attach session ends the games' sessions too.
+ * parent's one thread stands for its games (the toolbar's pause and steps on it act on them, or
+ * say why not); each game stops at the shared breakpoint and ends on its own; stopping the attach
+ * session ends the games' sessions too.
  */
 import * as assert from 'node:assert/strict';
 import { ChildProcess, spawn } from 'node:child_process';
@@ -114,7 +115,18 @@ describe('several games on one attach port in VS Code', () => {
       ['server', 'client'],
     );
     const { threads } = (await attach.customRequest('threads')) as { threads: unknown[] };
-    assert.deepEqual(threads, [], 'the attach session has no threads of its own');
+    assert.deepEqual(threads, [{ id: 1, name: 'Games' }], "one thread, for its games' controls");
+    // The toolbar's Pause on the attach session (as after F5, when it has focus): with both games
+    // paused it is refused, saying why, instead of doing nothing.
+    await assert.rejects(
+      Promise.resolve(
+        // (A Call Stack context is the second argument; the first is a resource.)
+        vscode.commands.executeCommand('workbench.action.debug.pause', undefined, {
+          sessionId: attach.id,
+        }),
+      ),
+      /Every game is paused already \("server", "client"\)/,
+    );
     for (const child of [first, second]) {
       const stop = recorder.stops.find((s) => s.sessionId === child.id)!;
       assert.equal(stop.body.reason, 'breakpoint');
@@ -133,6 +145,18 @@ describe('several games on one attach port in VS Code', () => {
       levels: 1,
     })) as { stackFrames: { line: number }[] };
     assert.equal(stackFrames[0]?.line, line, 'the first game is still stopped at its breakpoint');
+
+    // Step Over on the attach session steps its one paused game.
+    const stopsBefore = recorder.stops.length;
+    await vscode.commands.executeCommand('workbench.action.debug.stepOver', undefined, {
+      sessionId: attach.id,
+    });
+    await waitUntil(
+      () => recorder.stops.slice(stopsBefore).some((s) => s.sessionId === first.id),
+      20_000,
+      "the first game's step, asked of the attach session",
+    );
+    assert.equal(recorder.stops.at(-1)?.body.reason, 'step');
 
     // Stopping the attach session ends the first game's session too; the game runs on.
     await vscode.debug.stopDebugging(attach);
