@@ -103,14 +103,13 @@ local function reportProblems()
   if not link.current() then return end
   local problem = stops.takeProblem()
   if problem then link.log(problem, 2) end
-  local failures = breakpoints.failures
+  local failures, lastFailure = breakpoints.takeFailures()
   local nativeErrors = native.callbackErrors()
   if failures > 0 or nativeErrors > reportedNativeErrors then
-    breakpoints.failures = 0
     local count = failures + nativeErrors - reportedNativeErrors
     reportedNativeErrors = nativeErrors
     link.log("LuaPanda: " .. string.format("%d", count) .. " breakpoint check(s) could not be made ("
-      .. tostring(breakpoints.lastFailure or "the C stack was full")
+      .. tostring(lastFailure or "the C stack was full")
       .. "): a breakpoint reached there may not have stopped", 2)
   end
 end

@@ -388,9 +388,17 @@ local function compute(fn)
   return found
 end
 
---- Verdicts that could not be computed (no C stack left, no memory) since the last report.
-M.failures = 0
-M.lastFailure = nil
+-- Verdicts that could not be computed (no C stack left, no memory) since the last report, and why
+-- the last one could not (M.takeFailures).
+local failures, lastFailure = 0, nil
+
+--- How many verdicts could not be computed since the last call, and why the last one could not;
+--- the count starts again.
+function M.takeFailures()
+  local taken = failures
+  failures = 0
+  return taken, lastFailure
+end
 
 function M.verdict(fn)
   if fn == nil then return false end
@@ -403,8 +411,8 @@ function M.verdict(fn)
       local ok, computed = pcall(compute, fn)
       if not ok then
         -- Near the C-stack limit: no verdict this time (none is cached; the next call tries again).
-        M.failures = M.failures + 1
-        M.lastFailure = computed
+        failures = failures + 1
+        lastFailure = computed
         return false
       end
       v = computed
