@@ -67,25 +67,51 @@ describe('extension: status bar and panel', () => {
     const commands = (state: ServerState, waiting = 0) =>
       panelActions(state, true, waiting, 6009).map((a) => a.command);
     const common = [
-      COMMANDS.changePort,
-      COMMANDS.toggleAutoStart,
       COMMANDS.copyConfig,
       COMMANDS.doctor,
       COMMANDS.showLog,
+      COMMANDS.changePort,
+      COMMANDS.toggleAutoStart,
     ];
-    assert.deepEqual(commands(running), [COMMANDS.stop, COMMANDS.restart, ...common]);
+    assert.deepEqual(commands(running), [...common, COMMANDS.restart, COMMANDS.stop]);
     assert.deepEqual(commands({ kind: 'starting', port: 6009 }), [
-      COMMANDS.stop,
-      COMMANDS.restart,
       ...common,
+      COMMANDS.restart,
+      COMMANDS.stop,
     ]);
     assert.deepEqual(commands({ kind: 'stopped' }), [COMMANDS.start, ...common]);
     assert.deepEqual(commands(elsewhere), [COMMANDS.start, ...common]);
     assert.match(String(panelActions(elsewhere, true, 0, 6009)[0].description), /takes it over/);
-    assert.deepEqual(commands(failed, 1), [COMMANDS.interrupt, COMMANDS.start, ...common]);
-    assert.match(panelActions(running, false, 0, 6009)[3].label, /Auto-start: off/);
+    assert.deepEqual(commands(failed, 1), [COMMANDS.start, ...common, COMMANDS.interrupt]);
+    assert.deepEqual(commands(running, 2), [
+      ...common,
+      COMMANDS.interrupt,
+      COMMANDS.restart,
+      COMMANDS.stop,
+    ]);
+    const autoStart = panelActions(running, false, 0, 6009).find(
+      (a) => a.command === COMMANDS.toggleAutoStart,
+    );
+    assert.match(String(autoStart?.label), /Auto-start: off/);
     const doctor = panelActions(running, true, 0, 6009).find((a) => a.command === COMMANDS.doctor);
     assert.match(String(doctor?.description), /does not connect/);
+  });
+
+  it('Enter right after the status bar was clicked neither stops the server nor interrupts an agent', () => {
+    const harmless = new Set<string>([COMMANDS.copyConfig, COMMANDS.start]);
+    const states: ServerState[] = [
+      running,
+      { kind: 'starting', port: 6009 },
+      { kind: 'stopped' },
+      elsewhere,
+      failed,
+    ];
+    for (const state of states) {
+      for (const waiting of [0, 1]) {
+        const first = panelActions(state, true, waiting, 6009)[0];
+        assert.ok(harmless.has(first.command), `${state.kind}, ${waiting} waiting: ${first.label}`);
+      }
+    }
   });
 
   it('"Change port…" names a port in every state, the configured one while stopped', () => {

@@ -113,7 +113,10 @@ export interface PanelAction extends vscode.QuickPickItem {
 
 /**
  * The panel's entries for a state: what makes sense to do from there. `configuredPort` is the
- * `luapanda.mcp.port` setting, shown when no server state names a port (stopped).
+ * `luapanda.mcp.port` setting, shown when no server state names a port (stopped). The first entry
+ * is what Enter picks right after the status bar was clicked: never one that stops the server or
+ * an agent's wait (copying the client configuration while serving, starting while not); those
+ * come last.
  */
 export function panelActions(
   state: ServerState,
@@ -121,38 +124,14 @@ export function panelActions(
   waiting: number,
   configuredPort: number,
 ): PanelAction[] {
-  const actions: PanelAction[] = [];
-  if (waiting > 0) {
-    actions.push({
-      label: '$(debug-stop) Interrupt the waiting agent',
-      description: `${waiting} call${waiting === 1 ? '' : 's'} waiting on the debugger`,
-      command: COMMANDS.interrupt,
-    });
-  }
-  if (isServing(state)) {
-    actions.push(
-      { label: '$(debug-stop) Stop the MCP server', command: COMMANDS.stop },
-      { label: '$(debug-restart) Restart the MCP server', command: COMMANDS.restart },
-    );
-  } else {
-    actions.push({
-      label: '$(play) Start the MCP server',
-      description: state.kind === 'elsewhere' ? 'takes it over from the other window' : undefined,
-      command: COMMANDS.start,
-    });
-  }
+  const serving = isServing(state);
   const port = 'port' in state ? state.port : configuredPort;
-  actions.push(
-    {
-      label: '$(plug) Change port…',
-      description: isServing(state) ? `now ${port}` : `port ${port}`,
-      command: COMMANDS.changePort,
-    },
-    {
-      label: autoStart ? '$(check) Auto-start: on' : '$(circle-large-outline) Auto-start: off',
-      description: 'click to toggle',
-      command: COMMANDS.toggleAutoStart,
-    },
+  const start: PanelAction = {
+    label: '$(play) Start the MCP server',
+    description: state.kind === 'elsewhere' ? 'takes it over from the other window' : undefined,
+    command: COMMANDS.start,
+  };
+  const everyday: PanelAction[] = [
     { label: '$(clippy) Copy client configuration…', command: COMMANDS.copyConfig },
     {
       label: '$(question) Doctor',
@@ -160,8 +139,34 @@ export function panelActions(
       command: COMMANDS.doctor,
     },
     { label: '$(output) Show the log', command: COMMANDS.showLog },
-  );
-  return actions;
+    {
+      label: '$(plug) Change port…',
+      description: serving ? `now ${port}` : `port ${port}`,
+      command: COMMANDS.changePort,
+    },
+    {
+      label: autoStart ? '$(check) Auto-start: on' : '$(circle-large-outline) Auto-start: off',
+      description: 'click to toggle',
+      command: COMMANDS.toggleAutoStart,
+    },
+  ];
+  const interrupt: PanelAction[] =
+    waiting > 0
+      ? [
+          {
+            label: '$(debug-stop) Interrupt the waiting agent',
+            description: `${waiting} call${waiting === 1 ? '' : 's'} waiting on the debugger`,
+            command: COMMANDS.interrupt,
+          },
+        ]
+      : [];
+  if (!serving) return [start, ...everyday, ...interrupt];
+  return [
+    ...everyday,
+    ...interrupt,
+    { label: '$(debug-restart) Restart the MCP server', command: COMMANDS.restart },
+    { label: '$(debug-stop) Stop the MCP server', command: COMMANDS.stop },
+  ];
 }
 
 export class StatusBar implements vscode.Disposable {
