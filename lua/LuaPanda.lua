@@ -46,7 +46,7 @@ for _, m in ipairs({ compat, json, paths, breakpoints, hook, stack, variables, e
   require("luapanda.hookthreads"), require("luapanda.hookfilter"), require("luapanda.hooknative"),
   require("luapanda.hookchain"), require("luapanda.hookjit"), require("luapanda.bprules"),
   require("luapanda.preview"), require("luapanda.classnames"), require("luapanda.jitwake"),
-  require("luapanda.threadscan"), linemap }) do
+  require("luapanda.threadscan"), require("luapanda.enginecatch"), linemap }) do
   registerOwn(m)
 end
 breakpoints.addOwnSource(debug.getinfo(1, "S").source)

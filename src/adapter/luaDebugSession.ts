@@ -108,6 +108,15 @@ const STOP_ENDED_CODES: ReadonlySet<SessionErrorCode> = new Set<SessionErrorCode
 /** How long launch/attach wait for the client's configurationDone before going on. */
 const CONFIGURATION_DONE_TIMEOUT_MS = 10_000;
 
+/** A notification's first line for a failure: its first sentence, whole words, at most ~160 characters. */
+export function failureSummary(text: string): string {
+  const firstLine = text.split('\n')[0].trim();
+  const sentence = /^.*?[.!?](?=\s|$)/.exec(firstLine)?.[0] ?? firstLine;
+  if (sentence.length <= 160) return sentence;
+  const cut = sentence.slice(0, 160);
+  return `${cut.slice(0, Math.max(cut.lastIndexOf(' '), 80))}…`;
+}
+
 /** The `trace` launch attribute as validated. */
 type TraceSwitch = LaunchArguments['trace'];
 
@@ -123,6 +132,13 @@ export interface LuaDebugSessionOptions {
    * the client's debug console.
    */
   readonly traceSink?: TraceSink;
+  /**
+   * How a failure that no launch/attach response carries (the attach wait running out, a game
+   * that could not be reached) reaches the user: VS Code's extension shows an error notification
+   * whose button opens the whole text. Left unset, the adapter sends it as important output, which
+   * VS Code shows as an information toast cut to one line.
+   */
+  readonly notifyFailure?: (summary: string, fullText: string) => void;
 }
 
 export class LuaDebugSession extends LoggingDebugSession {
@@ -767,7 +783,9 @@ export class LuaDebugSession extends LoggingDebugSession {
    */
   private announceEnd(reason: string, error: SessionError | undefined): void {
     const shown = error !== undefined && !this.failureInResponse;
-    this.sendEvent(new OutputEvent(`${reason}\n`, shown ? 'important' : 'console'));
+    const notify = shown ? this.options.notifyFailure : undefined;
+    this.sendEvent(new OutputEvent(`${reason}\n`, shown && !notify ? 'important' : 'console'));
+    notify?.(failureSummary(reason), reason);
     this.gameWait?.end(reason.split('\n')[0]);
     const body: EndedEventBody = {
       reason,

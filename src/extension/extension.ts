@@ -54,8 +54,9 @@ export function activate(context: vscode.ExtensionContext): ExtensionApi {
   log.info(`LuaPanda MCP Debugger ${version} activated`);
 
   // The debugger itself.
+  const documents = new ReadOnlyDocuments();
   context.subscriptions.push(
-    ...registerLuaDebugger(context.asAbsolutePath(path.join('dist', 'lua'))),
+    ...registerLuaDebugger(context.asAbsolutePath(path.join('dist', 'lua')), documents),
     new BreakpointDiagnostics(),
   );
 
@@ -82,7 +83,6 @@ export function activate(context: vscode.ExtensionContext): ExtensionApi {
   // What the human sees of it.
   const statusBar = new StatusBar();
   const contextKeys = new ContextKeys();
-  const documents = new ReadOnlyDocuments();
   context.subscriptions.push(
     documents,
     statusBar,

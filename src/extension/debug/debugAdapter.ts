@@ -13,8 +13,27 @@ import { LuaDebugSession } from '../../adapter/luaDebugSession';
 import { setProcessTracer, tracerFromSwitches } from '../../common/trace';
 import { DEBUG_TYPE, INITIAL_CONFIGURATIONS } from './contribution';
 import { TraceChannel } from './traceChannel';
+import { ReadOnlyDocuments } from '../readOnlyDocs';
 
-export function registerLuaDebugger(runtimeDir: string): vscode.Disposable[] {
+/**
+ * A session's failure that no launch/attach response carries (the attach wait running out): an
+ * error notification with its first sentence, whose button shows the whole text.
+ */
+export function notifySessionFailure(
+  documents: ReadOnlyDocuments,
+  summary: string,
+  fullText: string,
+): void {
+  const action = 'Show Full Text';
+  void vscode.window.showErrorMessage(summary, action).then((choice) => {
+    if (choice === action) void documents.show('LuaPanda session failure.txt', fullText);
+  });
+}
+
+export function registerLuaDebugger(
+  runtimeDir: string,
+  documents: ReadOnlyDocuments,
+): vscode.Disposable[] {
   const traceChannel = new TraceChannel();
   // LUAPANDA_TRACE in VS Code's environment: the whole window's trace (every session, the MCP
   // tool calls) goes to the channel, where stderr would be out of sight.
@@ -34,7 +53,11 @@ export function registerLuaDebugger(runtimeDir: string): vscode.Disposable[] {
     vscode.debug.registerDebugAdapterDescriptorFactory(DEBUG_TYPE, {
       createDebugAdapterDescriptor: () =>
         new vscode.DebugAdapterInlineImplementation(
-          new LuaDebugSession({ traceSink: traceChannel.sink }) as unknown as vscode.DebugAdapter,
+          new LuaDebugSession({
+            traceSink: traceChannel.sink,
+            notifyFailure: (summary, fullText) =>
+              notifySessionFailure(documents, summary, fullText),
+          }) as unknown as vscode.DebugAdapter,
         ),
     }),
     vscode.debug.registerDebugConfigurationProvider(
