@@ -84,6 +84,7 @@ const RUNFILE_LEVELS =
 
 export const KNOWN_DIFFERENCES: readonly KnownDifference[] = [
   ...[
+    'close_errors.lua',
     'cstack_limit_probe.lua',
     'introspect_traceback.lua',
     'recursion_deep.lua',
