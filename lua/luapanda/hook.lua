@@ -53,9 +53,10 @@ end
 -- The session's callbacks (M.init), in upvalues: the hook calls them without a table lookup.
 --   onPoll(hookFn)                       read the IDE's commands, or try to attach (attach.lua)
 --   onSlowLine(line, hookFn)             a line while something is pending (stepping.lua)
---   isDuplicate(line, hookFn), guardReturn(hookFn)   LuaJIT's repeat guard (stepping.lua)
+--   isDuplicate(line, hookFn), guardReturn(hookFn), dropGuards()   LuaJIT's repeat guard
+--                                        (stepping.lua)
 --   onBreakpoint(bp, line, hookFn, codeAt, fn), onEntry(...)   breakpoint stops (stops.lua)
-local onPoll, onSlowLine, isDuplicate, guardReturn, onBreakpoint, onEntry
+local onPoll, onSlowLine, isDuplicate, guardReturn, dropGuards, onBreakpoint, onEntry
 local enabled = false
 local pollEvery = 0
 local bpMode = false
@@ -99,7 +100,8 @@ end
 function M.init(callbacks)
   onPoll, onSlowLine, onBreakpoint, onEntry = callbacks.onPoll, callbacks.onSlowLine,
     callbacks.onBreakpoint, callbacks.onEntry
-  isDuplicate, guardReturn = callbacks.isDuplicate, callbacks.guardReturn
+  isDuplicate, guardReturn, dropGuards = callbacks.isDuplicate, callbacks.guardReturn,
+    callbacks.dropGuards
   glue.init({ onPoll = onPoll, onBreakpoint = onBreakpoint, onEntry = onEntry })
 end
 function M.armGuard() guard = true special = true glue.update() end
@@ -454,6 +456,13 @@ function M.configure(state)
   entryCalls = breakpoints.functionCount() > 0
   slow = state.slow and true or false
   armed = nil
+  -- LuaJIT's repeat guard only matters while a line event can stop (a step, a pause, a
+  -- breakpoint). Kept without one, it would hold the Lua hook, with no line event to end it, in
+  -- place of the C hook, and a loop running compiled would not answer the watcher's signal.
+  if guard and not slow and not bpMode then
+    guard = false
+    dropGuards()
+  end
   special = slow or guard
   threads.configure(enabled, bpMode)
   glue.configure(enabled, bpMode, slow, entryCalls)

@@ -34,6 +34,7 @@ hook.init({
   onSlowLine = stepping.onSlowLine,
   isDuplicate = stepping.isDuplicate,
   guardReturn = stepping.guardReturn,
+  dropGuards = stepping.dropGuards,
   onBreakpoint = stops.onBreakpoint,
   onEntry = stops.onEntry,
 })

@@ -124,6 +124,10 @@ function M.isDuplicate(line, hookFn)
   return false, false -- another frame: keep watching
 end
 
+--- Forgets the repeat guards: nothing that acts on a line event (no step, pause or breakpoint)
+--- remains, so a repeated line can no longer stop, and a loop may then revisit the line for real.
+function M.dropGuards() dupGuards = {} end
+
 --- A return event while guards are armed: a stopped frame returning ends its guard.
 function M.guardReturn(hookFn)
   if #dupGuards == 0 then return true end
