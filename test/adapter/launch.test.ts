@@ -15,6 +15,7 @@ const recursion = scenario('recursion');
 const coroutines = scenario('coroutines');
 const samename = scenario('samename');
 const variables = scenario('variables');
+const exceptions = scenario('exceptions');
 
 for (const lua of luaInterpreters()) {
   describe(`adapter launch on ${lua.command}`, function () {
@@ -165,7 +166,7 @@ for (const lua of luaInterpreters()) {
     });
 
     it('stops on an uncaught error with the error text', async () => {
-      const file = fixture('uncaughtError.lua');
+      const file = exceptions.file('uncaughtError.lua');
       await launch(file, { exceptionFilters: ['uncaught'] });
       const stop = await t.stoppedAt('exception', file, 3);
       assert.match(stop.event.text ?? '', /attempt to index/);
@@ -174,7 +175,7 @@ for (const lua of luaInterpreters()) {
     });
 
     it('stops on a caught error only with the caught filter', async () => {
-      const file = fixture('caughtError.lua');
+      const file = exceptions.file('caughtError.lua');
       await launch(file, { exceptionFilters: ['uncaught', 'caught'] });
       const stop = await t.stoppedAt('exception', file, 3);
       assert.match(stop.event.text ?? '', /bad value 7/);
@@ -186,7 +187,7 @@ for (const lua of luaInterpreters()) {
     });
 
     it("stops on a caught error when its message contains the filter's condition", async () => {
-      const file = fixture('caughtError.lua');
+      const file = exceptions.file('caughtError.lua');
       await launch(file, {
         exceptionFilters: ['uncaught'],
         exceptionFilterOptions: [{ filterId: 'caught', condition: 'bad value 7' }],
@@ -199,7 +200,7 @@ for (const lua of luaInterpreters()) {
     });
 
     it("runs past a caught error whose message does not contain the filter's condition", async () => {
-      const file = fixture('caughtError.lua');
+      const file = exceptions.file('caughtError.lua');
       await launch(file, {
         exceptionFilters: [],
         exceptionFilterOptions: [
@@ -213,7 +214,7 @@ for (const lua of luaInterpreters()) {
     });
 
     it('runs past a caught error with the default (uncaught) filter', async () => {
-      const file = fixture('caughtError.lua');
+      const file = exceptions.file('caughtError.lua');
       await launch(file, { exceptionFilters: ['uncaught'] });
       await t.ended();
       assert.match(t.output, /caught\tfalse/);
