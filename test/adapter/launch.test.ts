@@ -221,7 +221,7 @@ for (const lua of luaInterpreters()) {
     });
 
     it('pages a huge table in 1-based index ranges', async () => {
-      const file = fixture('hugeTable.lua');
+      const file = variables.file('hugeTable.lua');
       await launch(file, { breakpoints: { [file]: [{ line: 10 }] } });
       const stop = await t.stoppedAt('breakpoint', file, 10);
       const scopes = await t.dc.scopesRequest({ frameId: stop.top.id });
