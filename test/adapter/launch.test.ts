@@ -16,6 +16,7 @@ const coroutines = scenario('coroutines');
 const samename = scenario('samename');
 const variables = scenario('variables');
 const exceptions = scenario('exceptions');
+const output = scenario('output');
 
 for (const lua of luaInterpreters()) {
   describe(`adapter launch on ${lua.command}`, function () {
@@ -320,7 +321,7 @@ for (const lua of luaInterpreters()) {
       it(`gets the program's lines whole, as a terminal does${args.length ? ' (it sets line buffering itself)' : ''}`, async () => {
         // Unbuffered, a line written in parts reached the reader in parts; and a program that
         // asked for line buffering itself kept a one-byte buffer (glibc), which cut every line.
-        await launch(fixture('lines.lua'), {}, { args });
+        await launch(output.file('lines.lua'), {}, { args });
         await t.ended();
         const stdout = t.outputs.filter((o) => o.category === 'stdout').map((o) => o.text);
         assert.deepEqual(
