@@ -12,6 +12,7 @@ import { useDapTest } from './useDapTest';
 const RUNTIME_DIR = path.join(REPO_ROOT, 'dist', 'lua');
 const reconnect = scenario('reconnect');
 const exceptions = scenario('exceptions');
+const attach = scenario('attach');
 
 /**
  * Attaches to the game `file` with a breakpoint on `line` (by default line 7, where the
@@ -93,7 +94,7 @@ for (const lua of luaInterpreters()) {
 
     it('connects to a game that listens (VSCodeAsClient) and detaches', async () => {
       const port = await freePort();
-      const file = fixture('attachServer.lua');
+      const file = attach.file('attachServer.lua');
       const game = spawnLua(lua, file, {
         args: [String(port)],
         cwd: path.dirname(file),
