@@ -3,7 +3,7 @@
  * IDE listened and runs on; how long after the IDE starts listening is its connection accepted,
  * and its reply to `initSuccess` received? Then the IDE detaches (stopRun and a graceful close,
  * as the adapter does) and listens again: the same for the re-attach.
- * Programs (test/fixtures/runtime/attach_*.lua, the ones the attach tests use): "busy" allocates
+ * Programs (test/scenarios/attach/attach_*.lua, the ones the attach tests use): "busy" allocates
  * all the time and never calls the runtime (the GC heartbeat attaches it); "idle" allocates
  * nothing and calls LuaPanda.tick() once per loop iteration; "engine" is shaped like a game in an
  * engine rather than like our mechanisms — a little Lua per frame, a 10 ms sleep, a small table a
@@ -47,7 +47,7 @@ import { printMarkdownTable } from './markdownTable';
 
 const ROOT = path.resolve(__dirname, '..', '..');
 const BUNDLE_DIR = path.join(ROOT, 'dist', 'lua');
-const FIXTURES = path.join(ROOT, 'test', 'fixtures', 'runtime');
+const FIXTURES = path.join(ROOT, 'test', 'scenarios', 'attach');
 /** The script root of the engine-host game (bench/engine/boot.lua). */
 const HOST_ROOT = path.join(ROOT, 'bench', 'engine');
 const NATIVE_DIR = nativeDirFor(BUNDLE_DIR);

@@ -8,7 +8,7 @@ local M = {}
 
 --- Parses a hit condition: "> N", ">= N", "== N" (or "= N"), "< N", "<= N", "% N" (or
 --- "% N == 0") or a bare "N" (>= N): the grammar of src/session/breakpoints/hitCondition.ts, whose cases
---- (test/fixtures/contract/hitConditions.json) run against both.
+--- (test/scenarios/breakpointRules/hitConditions.json) run against both.
 local function parseHitCondition(text)
   local s = string.gsub(string.gsub(tostring(text), "^%s+", ""), "%s+$", "")
   if s == "" then return nil end

@@ -11,10 +11,12 @@ import { useDapTest } from './useDapTest';
 
 const RUNTIME_DIR = path.join(REPO_ROOT, 'dist', 'lua');
 const reconnect = scenario('reconnect');
+const exceptions = scenario('exceptions');
+const attach = scenario('attach');
 
 /**
  * Attaches to the game `file` with a breakpoint on `line` (by default line 7, where the
- * fixtures attach.lua and attachRuntimeError.lua have theirs) and waits for the stop there.
+ * fixture attach.lua and exceptions' attachRuntimeError.lua have theirs) and waits for the stop there.
  */
 async function attachGame(
   t: DapTest,
@@ -47,7 +49,7 @@ for (const lua of luaInterpreters()) {
     });
 
     it('stops on a runtime error nothing catches, before the game dies', async () => {
-      const { game, file } = await attachGame(t, lua, fixture('attachRuntimeError.lua'));
+      const { game, file } = await attachGame(t, lua, exceptions.file('attachRuntimeError.lua'));
       await t.dc.continueRequest({ threadId: 1 });
       const stop = await t.stoppedAt('exception', file, 7);
       assert.equal((await t.locals(stop.top.id)).count, '2');
@@ -92,7 +94,7 @@ for (const lua of luaInterpreters()) {
 
     it('connects to a game that listens (VSCodeAsClient) and detaches', async () => {
       const port = await freePort();
-      const file = fixture('attachServer.lua');
+      const file = attach.file('attachServer.lua');
       const game = spawnLua(lua, file, {
         args: [String(port)],
         cwd: path.dirname(file),

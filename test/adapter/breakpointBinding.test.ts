@@ -5,14 +5,14 @@
 // runs — then a breakpoint event verifies it — and a condition that fails at run time is said
 // once, in the console and in the breakpoint's message.
 import * as assert from 'node:assert/strict';
-import * as path from 'node:path';
 import type { DebugProtocol } from '@vscode/debugprotocol';
 import { luaInterpreters } from '../harness/interpreters';
-import { fixture, markerLine as lineOf } from './dapHarness';
+import { scenario } from '../harness/scenario';
+import { markerLine as lineOf } from './dapHarness';
 import { useDapTest } from './useDapTest';
 
-const MAIN = fixture(path.join('binding', 'main.lua'));
-const LATE = fixture(path.join('binding', 'late.lua'));
+const MAIN = scenario('breakpointBinding').file('main.lua');
+const LATE = scenario('breakpointBinding').file('late.lua');
 
 for (const lua of luaInterpreters()) {
   describe(`breakpoint binding through the adapter on ${lua.command}`, function () {

@@ -15,6 +15,8 @@ const recursion = scenario('recursion');
 const coroutines = scenario('coroutines');
 const samename = scenario('samename');
 const variables = scenario('variables');
+const exceptions = scenario('exceptions');
+const output = scenario('output');
 
 for (const lua of luaInterpreters()) {
   describe(`adapter launch on ${lua.command}`, function () {
@@ -165,7 +167,7 @@ for (const lua of luaInterpreters()) {
     });
 
     it('stops on an uncaught error with the error text', async () => {
-      const file = fixture('uncaughtError.lua');
+      const file = exceptions.file('uncaughtError.lua');
       await launch(file, { exceptionFilters: ['uncaught'] });
       const stop = await t.stoppedAt('exception', file, 3);
       assert.match(stop.event.text ?? '', /attempt to index/);
@@ -174,7 +176,7 @@ for (const lua of luaInterpreters()) {
     });
 
     it('stops on a caught error only with the caught filter', async () => {
-      const file = fixture('caughtError.lua');
+      const file = exceptions.file('caughtError.lua');
       await launch(file, { exceptionFilters: ['uncaught', 'caught'] });
       const stop = await t.stoppedAt('exception', file, 3);
       assert.match(stop.event.text ?? '', /bad value 7/);
@@ -186,7 +188,7 @@ for (const lua of luaInterpreters()) {
     });
 
     it("stops on a caught error when its message contains the filter's condition", async () => {
-      const file = fixture('caughtError.lua');
+      const file = exceptions.file('caughtError.lua');
       await launch(file, {
         exceptionFilters: ['uncaught'],
         exceptionFilterOptions: [{ filterId: 'caught', condition: 'bad value 7' }],
@@ -199,7 +201,7 @@ for (const lua of luaInterpreters()) {
     });
 
     it("runs past a caught error whose message does not contain the filter's condition", async () => {
-      const file = fixture('caughtError.lua');
+      const file = exceptions.file('caughtError.lua');
       await launch(file, {
         exceptionFilters: [],
         exceptionFilterOptions: [
@@ -213,14 +215,14 @@ for (const lua of luaInterpreters()) {
     });
 
     it('runs past a caught error with the default (uncaught) filter', async () => {
-      const file = fixture('caughtError.lua');
+      const file = exceptions.file('caughtError.lua');
       await launch(file, { exceptionFilters: ['uncaught'] });
       await t.ended();
       assert.match(t.output, /caught\tfalse/);
     });
 
     it('pages a huge table in 1-based index ranges', async () => {
-      const file = fixture('hugeTable.lua');
+      const file = variables.file('hugeTable.lua');
       await launch(file, { breakpoints: { [file]: [{ line: 10 }] } });
       const stop = await t.stoppedAt('breakpoint', file, 10);
       const scopes = await t.dc.scopesRequest({ frameId: stop.top.id });
@@ -319,7 +321,7 @@ for (const lua of luaInterpreters()) {
       it(`gets the program's lines whole, as a terminal does${args.length ? ' (it sets line buffering itself)' : ''}`, async () => {
         // Unbuffered, a line written in parts reached the reader in parts; and a program that
         // asked for line buffering itself kept a one-byte buffer (glibc), which cut every line.
-        await launch(fixture('lines.lua'), {}, { args });
+        await launch(output.file('lines.lua'), {}, { args });
         await t.ended();
         const stdout = t.outputs.filter((o) => o.category === 'stdout').map((o) => o.text);
         assert.deepEqual(

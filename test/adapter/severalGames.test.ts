@@ -17,12 +17,12 @@ import { luaInterpreters } from '../harness/interpreters';
 import { LuaProcess, REPO_ROOT, spawnLua } from '../harness/luaProcess';
 import { quietPort } from '../harness/ports';
 import { scenario } from '../harness/scenario';
-import { TIMEOUT_MS, fixture } from './dapHarness';
+import { TIMEOUT_MS } from './dapHarness';
 import { type InProcessAdapter, serveAdapterInProcess } from './inProcessServer';
 
 const RUNTIME_DIR = path.join(REPO_ROOT, 'dist', 'lua');
-const GAME = fixture('twoGames.lua');
-const LOOP = fixture('loopingGame.lua');
+const GAME = scenario('severalGames').file('twoGames.lua');
+const LOOP = scenario('severalGames').file('loopingGame.lua');
 /** A line of loopingGame.lua that the test's time never reaches (after its 30 s loop). */
 const LOOP_END_LINE = 13;
 const reconnect = scenario('reconnect');

@@ -10,9 +10,9 @@ import * as path from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { HeadlessFixture, ToolCallResult, callTool, makeWorkspace } from './headlessFixture';
 import { luaInterpreters } from '../harness/interpreters';
-import { REPO_ROOT } from '../harness/luaProcess';
+import { scenario } from '../harness/scenario';
 
-const FOLDER = path.join(REPO_ROOT, 'test', 'fixtures', 'mcp-evaluate');
+const FOLDER = scenario('variables').dir;
 const FILE = 'entities.lua';
 
 interface View {

@@ -1,7 +1,8 @@
 /**
- * A workspace for the MCP tests of one fixture folder: its Lua files, and a launch configuration
- * per file (named after the file without `.lua`) that runs it under the given interpreter; or of
- * a scenario, with its own launch.json.
+ * A workspace for the MCP tests of one fixture folder (under test/fixtures, or a scenario's
+ * absolute folder): its Lua files, and a launch configuration per file (named after the file
+ * without `.lua`) that runs it under the given interpreter; or of a scenario, with its own
+ * launch.json.
  */
 import { promises as fs, readFileSync } from 'node:fs';
 import * as path from 'node:path';
@@ -11,7 +12,7 @@ import type { Scenario } from '../harness/scenario';
 import { REPO_ROOT } from '../harness/luaProcess';
 
 export async function luaWorkspace(lua: LuaInterpreter, fixtureFolder: string): Promise<string> {
-  const folder = path.join(REPO_ROOT, 'test', 'fixtures', fixtureFolder);
+  const folder = path.resolve(REPO_ROOT, 'test', 'fixtures', fixtureFolder);
   const files: Record<string, string> = {};
   const configurations: object[] = [];
   for (const file of (await fs.readdir(folder)).filter((f) => f.endsWith('.lua'))) {
@@ -30,7 +31,10 @@ export async function luaWorkspace(lua: LuaInterpreter, fixtureFolder: string): 
 
 /** The 1-based line of `file` (in the fixture folder) that holds `marker`. */
 export function lineOf(fixtureFolder: string, file: string, marker: string): number {
-  const text = readFileSync(path.join(REPO_ROOT, 'test', 'fixtures', fixtureFolder, file), 'utf8');
+  const text = readFileSync(
+    path.resolve(REPO_ROOT, 'test', 'fixtures', fixtureFolder, file),
+    'utf8',
+  );
   const index = text.split('\n').findIndex((line) => line.includes(marker));
   if (index < 0) throw new Error(`no line with "${marker}" in ${file}`);
   return index + 1;

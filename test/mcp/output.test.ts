@@ -9,8 +9,9 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { HeadlessFixture, ToolCallResult, callTool } from './headlessFixture';
 import { lineOf, luaWorkspace } from './luaWorkspace';
 import { luaInterpreters } from '../harness/interpreters';
+import { scenario } from '../harness/scenario';
 
-const FOLDER = 'mcp-stopdata';
+const FOLDER = scenario('output').dir;
 
 interface Group {
   category: string;

@@ -10,8 +10,9 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { HeadlessFixture, ToolCallResult, callTool, stopDataOf } from './headlessFixture';
 import { lineOf, luaWorkspace } from './luaWorkspace';
 import { luaInterpreters } from '../harness/interpreters';
+import { scenario } from '../harness/scenario';
 
-const FOLDER = 'mcp-stopdata';
+const FOLDER = scenario('variables').dir;
 const MAX_STOP_RESULT_BYTES = 8 * 1024;
 
 interface Variable {

@@ -10,16 +10,10 @@ import { runtimeVariants } from '../harness/interpreters';
 import { quietPort } from '../harness/ports';
 import { spawnLua } from '../harness/luaProcess';
 import { connectToLua, initSuccessInfo } from '../../src/protocol';
-import {
-  BUNDLE_DIR,
-  FIXTURES,
-  closeAll,
-  finish,
-  fixture,
-  line,
-  lineOf,
-  startSession,
-} from './helpers';
+import { BUNDLE_DIR, closeAll, finish, line, runtimeScenario } from './helpers';
+
+// The programs: test/scenarios/runtimeApi.
+const { dir: FIXTURES, fixture, lineOf, startSession } = runtimeScenario('runtimeApi');
 
 for (const lua of runtimeVariants()) {
   describe(`runtime API (${lua.label})`, function () {

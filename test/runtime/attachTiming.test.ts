@@ -12,7 +12,10 @@ import { LuaInterpreter, runtimeVariants } from '../harness/interpreters';
 import { LuaProcess, spawnLua } from '../harness/luaProcess';
 import { TestIde } from '../harness/testIde';
 import { LuaStackFrame } from '../../src/protocol';
-import { BUNDLE_DIR, FIXTURES, fixture, line, lineOf, sleep, topOf } from './helpers';
+import { BUNDLE_DIR, line, runtimeScenario, sleep, topOf } from './helpers';
+
+// The programs: test/scenarios/attach.
+const { dir: FIXTURES, fixture, lineOf } = runtimeScenario('attach');
 
 const IDLE = 'attach_idle.lua';
 const BUSY = 'attach_busy.lua';

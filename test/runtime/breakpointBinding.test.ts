@@ -10,7 +10,10 @@ import type { LuaNotification, WireBreakpoint } from '../../src/protocol';
 import { runtimeVariants } from '../harness/interpreters';
 import { spawnLua } from '../harness/luaProcess';
 import { TestIde } from '../harness/testIde';
-import { BUNDLE_DIR, FIXTURES, fixture, lineOf } from './helpers';
+import { BUNDLE_DIR, runtimeScenario } from './helpers';
+
+// The programs: test/scenarios/breakpointBinding.
+const { dir: FIXTURES, fixture, lineOf } = runtimeScenario('breakpointBinding');
 
 type Bound = Extract<LuaNotification, { kind: 'bound' }>;
 

@@ -1,10 +1,17 @@
 /**
  * Breakpoint rules in the bundled runtime: conditions, hit conditions, logpoints with {expr}
- * interpolation, rules that do not compile (reported when set), and LuaJIT hot loops.
+ * interpolation, rules that do not compile (reported when set), and LuaJIT hot loops; and
+ * conditions (lua/luapanda/conditions.lua) evaluated directly on every interpreter. The rules'
+ * programs are the scenario test/scenarios/breakpointRules.
  */
 import { strict as assert } from 'node:assert';
-import { runtimeVariants } from '../harness/interpreters';
+import * as path from 'node:path';
+import { luaInterpreters, runtimeVariants } from '../harness/interpreters';
+import { REPO_ROOT, spawnLua } from '../harness/luaProcess';
+import { scenario } from '../harness/scenario';
 import { closeAll, finish, fixture, line, lineOf, startSession, topOf } from './helpers';
+
+const RULES = scenario('breakpointRules');
 
 for (const lua of runtimeVariants()) {
   describe(`runtime breakpoints (${lua.label})`, function () {
@@ -29,7 +36,7 @@ for (const lua of runtimeVariants()) {
     });
 
     it('evaluates conditions against locals (innermost of a shadowed name), upvalues, globals and varargs, at any depth; a failing one is false and said once', async () => {
-      const at = (marker: string) => lineOf('conditions.lua', marker);
+      const at = (marker: string) => RULES.line('conditions.lua', marker);
       // (Lua 5.1 has no way to read a frame's varargs: there `...` is empty.)
       const varargs = !lua.isLuaJIT && /5\.1/.test(lua.version) ? 0 : 1;
       const bks = [
@@ -46,6 +53,7 @@ for (const lua of runtimeVariants()) {
       // An endless condition is stopped by the instruction budget (PUC Lua; LuaJIT cannot bound it).
       if (!lua.isLuaJIT) bks.push({ type: 0, line: at('loop'), condition: 'spin()' });
       const s = await startSession(lua, 'conditions.lua', {
+        dir: RULES.dir,
         breakpoints: { 'conditions.lua': bks },
       });
       const stop = await s.ide.nextStop('stopOnBreakpoint');
@@ -279,6 +287,56 @@ for (const lua of runtimeVariants()) {
       });
       await s.ide.connection.request('continue', {});
       assert.match(await finish(s), /stopped after\ttrue/);
+    });
+  });
+}
+
+// Conditions evaluated directly: an expression compiled to read only the locals it names still
+// sees the innermost of a shadowed name, a field where a local has the field's name, upvalues,
+// globals and varargs, and the scope of the line it is evaluated at (conditions_direct.lua).
+const SCRIPT = RULES.file('conditions_direct.lua');
+
+const EXPECTED = [
+  'local\t42',
+  'field not local\tfield x',
+  'field named like a local\tfield b',
+  'global\tglobal x',
+  'upvalue\tupvalue',
+  'concat\t2142',
+  'concat spaced\t21-42',
+  'method\tobj',
+  'number exponent\ttrue',
+  'varargs\t2:va1', // PUC Lua 5.1 cannot read varargs: 0:nil
+  'string with a name\tb42',
+  'index by local\tfield x0',
+  'shadowed\tinner b',
+  'after the block\t42',
+  'loop 1\t101',
+  'loop 2\t202',
+  'same line, other scope\t42',
+  'calls the program\tupvalue',
+  'other function\tother b',
+];
+
+for (const lua of luaInterpreters()) {
+  describe(`runtime breakpoint conditions, evaluated directly (${lua.command})`, () => {
+    it('read the locals they name, in the scope of their line, and nothing else of the frame', async () => {
+      const proc = spawnLua({ ...lua, native: false }, SCRIPT, {
+        luaPath: [path.join(REPO_ROOT, 'lua')],
+      });
+      const exit = await proc.waitForExit(10_000);
+      assert.equal(exit.code, 0, proc.stderr);
+      const lines = proc.stdout.trimEnd().split('\n');
+      const invalid = lines.find((l) => l.startsWith('not valid\t'));
+      assert.match(invalid ?? '', /^not valid\terror: .*unexpected symbol/);
+      const puc51 = lua.version === 'Lua 5.1' && !lua.isLuaJIT;
+      const expected = EXPECTED.map((l) =>
+        puc51 && l.startsWith('varargs\t') ? 'varargs\t0:nil' : l,
+      );
+      assert.deepEqual(
+        lines.filter((l) => !l.startsWith('not valid\t')),
+        expected,
+      );
     });
   });
 }

@@ -9,7 +9,10 @@
  */
 import { strict as assert } from 'node:assert';
 import { runtimeVariants } from '../harness/interpreters';
-import { closeAll, finish, fixture, line, lineOf, startSession, topOf } from './helpers';
+import { closeAll, finish, line, runtimeScenario, topOf } from './helpers';
+
+// The program: test/scenarios/coroutines/coroutines_before_attach.lua.
+const { fixture, lineOf, startSession } = runtimeScenario('coroutines');
 
 const FILE = 'coroutines_before_attach.lua';
 

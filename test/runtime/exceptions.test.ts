@@ -6,19 +6,12 @@
  */
 import { strict as assert } from 'node:assert';
 import { runtimeVariants } from '../harness/interpreters';
-import {
-  BUNDLE_DIR,
-  FIXTURES,
-  Session,
-  closeAll,
-  finish,
-  fixture,
-  lineOf,
-  startSession,
-  topOf,
-} from './helpers';
+import { BUNDLE_DIR, Session, closeAll, finish, runtimeScenario, topOf } from './helpers';
 import { spawnLua } from '../harness/luaProcess';
 import type { LuaStackFrame } from '../../src/protocol';
+
+// The programs: test/scenarios/exceptions.
+const { dir: FIXTURES, fixture, lineOf, startSession } = runtimeScenario('exceptions');
 
 /** LuaJIT's tracebacks name C frames by address, which differs from run to run. */
 const withoutAddresses = (text: string) => text.replace(/0x[0-9a-f]+/g, '0x…');

@@ -26,23 +26,16 @@ import {
   track,
   withEvidence,
 } from './faultKit';
-import {
-  BUNDLE_DIR,
-  FIXTURES,
-  closeAll,
-  finish,
-  fixture,
-  line,
-  lineOf,
-  startSession,
-  topOf,
-} from './helpers';
+import { BUNDLE_DIR, closeAll, finish, line, runtimeScenario, topOf } from './helpers';
 import { RawIde, upstreamInit } from './rawIde';
 
 const LOOP = 'faults_loop.lua';
 const GC = 'faults_gc.lua';
 const GC_STRESS = 'faults_gcstress.lua';
 const CSTACK = 'faults_cstack.lua';
+/** The programs: test/scenarios/faults. */
+const { dir: FIXTURES, fixture, lineOf, startSession } = runtimeScenario('faults');
+
 /** The coroutine scenario's program that starts the runtime itself. */
 const coroutines = scenario('coroutines');
 const COROUTINES = 'attach.lua';

@@ -7,6 +7,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { LuaInterpreter } from '../harness/interpreters';
 import { LuaProcess, REPO_ROOT, spawnLua } from '../harness/luaProcess';
+import { type Scenario, scenario } from '../harness/scenario';
 import { TestIde } from '../harness/testIde';
 import {
   FunctionBreakpointResult,
@@ -115,6 +116,27 @@ export async function startSession(
     await ide.close();
     throw new Error(`${(error as Error).message}; ${proc.describe()}`);
   }
+}
+
+/**
+ * The fixture helpers of this file bound to a scenario's folder (test/scenarios/`name`) instead of
+ * FIXTURES: a feature's runtime test reads its programs there with the same calls.
+ */
+export function runtimeScenario(name: string): {
+  scenario: Scenario;
+  dir: string;
+  fixture: (file: string) => string;
+  lineOf: (file: string, marker: string) => number;
+  startSession: (lua: LuaInterpreter, file: string, options?: StartOptions) => Promise<Session>;
+} {
+  const sc = scenario(name);
+  return {
+    scenario: sc,
+    dir: sc.dir,
+    fixture: (file) => sc.file(file),
+    lineOf: (file, marker) => sc.line(file, marker),
+    startSession: (lua, file, options = {}) => startSession(lua, file, { dir: sc.dir, ...options }),
+  };
 }
 
 export function line(n: number): WireBreakpoint {

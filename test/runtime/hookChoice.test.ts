@@ -8,7 +8,10 @@ import { strict as assert } from 'node:assert';
 import { spawnSync } from 'node:child_process';
 import * as path from 'node:path';
 import { runtimeVariants } from '../harness/interpreters';
-import { closeAll, finish, lineOf, Session, startSession, topOf } from './helpers';
+import { closeAll, finish, runtimeScenario, Session, topOf } from './helpers';
+
+// The programs: test/scenarios/hookPath.
+const { lineOf, startSession } = runtimeScenario('hookPath');
 
 const FIXTURE = 'hookchoice.lua';
 const PAUSE_FIXTURE = 'hookchoice_pause.lua';

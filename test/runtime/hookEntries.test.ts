@@ -3,14 +3,14 @@
  * and the entry outlives the thread: a coroutine created later at the same address shows the
  * runtime's function to the program's debug.gethook (seen after LuaPanda.stopAttach()). The
  * runtime's evaluations run in coroutines with a budget hook; none may leave it behind
- * (test/fixtures/runtime/hook_entries.lua). Checked on every interpreter.
+ * (test/scenarios/hookPath/hook_entries.lua). Checked on every interpreter.
  */
 import * as assert from 'node:assert/strict';
 import * as path from 'node:path';
 import { luaInterpreters } from '../harness/interpreters';
 import { REPO_ROOT, spawnLua } from '../harness/luaProcess';
 
-const SCRIPT = path.join(REPO_ROOT, 'test', 'fixtures', 'runtime', 'hook_entries.lua');
+const SCRIPT = path.join(REPO_ROOT, 'test', 'scenarios', 'hookPath', 'hook_entries.lua');
 
 for (const lua of luaInterpreters()) {
   describe(`runtime hook entries of finished evaluations (${lua.command})`, () => {

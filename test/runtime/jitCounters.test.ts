@@ -10,7 +10,10 @@
 import { strict as assert } from 'node:assert';
 import { runtimeVariants } from '../harness/interpreters';
 import { spawnLua } from '../harness/luaProcess';
-import { BUNDLE_DIR, FIXTURES, closeAll, finish, fixture, startSession } from './helpers';
+import { BUNDLE_DIR, closeAll, finish, runtimeScenario } from './helpers';
+
+// The programs: test/scenarios/hookPath.
+const { dir: FIXTURES, fixture, startSession } = runtimeScenario('hookPath');
 
 for (const lua of runtimeVariants().filter((l) => l.isLuaJIT)) {
   describe(`runtime and LuaJIT's hot counters (${lua.label})`, function () {

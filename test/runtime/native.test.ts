@@ -11,7 +11,10 @@ import { strict as assert } from 'node:assert';
 import * as fs from 'node:fs';
 import { runtimeVariants } from '../harness/interpreters';
 import { TestIde } from '../harness/testIde';
-import { FIXTURES, Session, closeAll, finish, line, lineOf, startSession, topOf } from './helpers';
+import { Session, closeAll, finish, line, runtimeScenario, topOf } from './helpers';
+
+// The programs: test/scenarios/hookPath.
+const { dir: FIXTURES, lineOf, startSession } = runtimeScenario('hookPath');
 
 const FILE = 'native.lua';
 

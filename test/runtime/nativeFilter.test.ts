@@ -7,7 +7,10 @@
  */
 import { strict as assert } from 'node:assert';
 import { runtimeVariants } from '../harness/interpreters';
-import { closeAll, finish, lineOf, startSession, topOf } from './helpers';
+import { closeAll, finish, runtimeScenario, topOf } from './helpers';
+
+// The programs: test/scenarios/hookPath.
+const { lineOf, startSession } = runtimeScenario('hookPath');
 
 const FIXTURE = 'native_filter.lua';
 const RESUME_FIXTURE = 'native_resume_mode.lua';

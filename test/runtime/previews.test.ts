@@ -9,7 +9,10 @@
 import { strict as assert } from 'node:assert';
 import { runtimeVariants } from '../harness/interpreters';
 import type { LuaVariable } from '../../src/protocol';
-import { closeAll, finish, line, lineOf, startSession, topOf } from './helpers';
+import { closeAll, finish, line, runtimeScenario, topOf } from './helpers';
+
+// The program: test/scenarios/variables/previews.lua.
+const { lineOf, startSession } = runtimeScenario('variables');
 
 const ELLIPSIS = '…';
 const ADDRESS = '(0x[0-9a-f]+|[0-9A-F]{8,})';

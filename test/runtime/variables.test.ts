@@ -5,7 +5,19 @@
  */
 import { strict as assert } from 'node:assert';
 import { runtimeVariants } from '../harness/interpreters';
-import { closeAll, finish, fixture, line, lineOf, startSession, topOf } from './helpers';
+import {
+  closeAll,
+  finish,
+  fixture,
+  line,
+  lineOf,
+  runtimeScenario,
+  startSession,
+  topOf,
+} from './helpers';
+
+// values.lua: test/scenarios/variables; basic.lua, shared by many runtime tests, in FIXTURES.
+const variables = runtimeScenario('variables');
 
 for (const lua of runtimeVariants()) {
   describe(`runtime variables (${lua.label})`, function () {
@@ -133,9 +145,9 @@ for (const lua of runtimeVariants()) {
     });
 
     it('describes hostile values safely, pages a 100k table, handles cycles, varargs and odd bytes', async () => {
-      const s = await startSession(lua, 'values.lua', {
+      const s = await variables.startSession(lua, 'values.lua', {
         settings: { pagingLimit: 100 },
-        breakpoints: { 'values.lua': [line(lineOf('values.lua', 'varargs'))] },
+        breakpoints: { 'values.lua': [line(variables.lineOf('values.lua', 'varargs'))] },
       });
       const stop = await s.ide.nextStop('stopOnBreakpoint');
       const top = String(topOf(stop.stack).index);

@@ -8,7 +8,7 @@ import * as path from 'node:path';
 import { luaInterpreters } from '../harness/interpreters';
 import { REPO_ROOT, spawnLua } from '../harness/luaProcess';
 
-const SCRIPT = path.join(REPO_ROOT, 'test', 'fixtures', 'runtime', 'wakeup_stop.lua');
+const SCRIPT = path.join(REPO_ROOT, 'test', 'scenarios', 'attach', 'wakeup_stop.lua');
 
 for (const lua of luaInterpreters()) {
   describe(`runtime heartbeat one-shot (${lua.command})`, () => {

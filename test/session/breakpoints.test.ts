@@ -1,7 +1,7 @@
-// Unit tests of the breakpoint set: stable ids, verification, the wire list, hit conditions.
+// Unit tests of the breakpoint set: stable ids, verification, the wire list, hit conditions
+// (their grammar: breakpointRules.test.ts).
 import * as assert from 'node:assert/strict';
 import { BreakpointStore, NOT_CONNECTED_MESSAGE } from '../../src/session/breakpoints/breakpoints';
-import { parseHitCondition } from '../../src/session/breakpoints/hitCondition';
 
 describe('session/breakpoints', () => {
   it('keeps the id of a breakpoint whose line stays, and gives new lines new ids', () => {
@@ -79,14 +79,5 @@ describe('session/breakpoints', () => {
     store.setFile('/g/a.lua', [{ line: 1 }]);
     store.setFile('/g/a.lua', []);
     assert.deepEqual(store.paths(), []);
-  });
-
-  it('parses hit conditions', () => {
-    assert.deepEqual(parseHitCondition('5'), { ok: true, wire: '>= 5' });
-    assert.deepEqual(parseHitCondition(' > 5 '), { ok: true, wire: '> 5' });
-    assert.deepEqual(parseHitCondition('==3'), { ok: true, wire: '== 3' });
-    assert.deepEqual(parseHitCondition('%2'), { ok: true, wire: '% 2' });
-    assert.equal(parseHitCondition('% 0').ok, false);
-    assert.equal(parseHitCondition('x').ok, false);
   });
 });

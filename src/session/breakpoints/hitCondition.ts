@@ -3,7 +3,7 @@
  * breakpoint is set so that a bad one is reported at once. The result is the canonical spelling
  * the runtime understands (Docs/Protocol_Extensions.md); `= N` is accepted as `== N` and
  * `% N == 0` as `% N`. The runtime reads the same grammar (lua/luapanda/bprules.lua): the
- * cases of test/fixtures/contract/hitConditions.json run against both.
+ * cases of test/scenarios/breakpointRules/hitConditions.json run against both.
  */
 
 export type HitConditionResult = { ok: true; wire: string } | { ok: false; message: string };
