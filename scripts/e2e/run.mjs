@@ -536,6 +536,30 @@ async function walkthroughAndExtensionPage(page) {
   check(true, `the walkthrough "${title}" opens with its steps (${steps.join(', ')}, …)`);
   await page.waitForTimeout(1000);
   await page.screenshot({ path: join(artifacts, 'walkthrough.png') });
+  // Each step's buttons stay inside its card (the Doctor's long title once ran past the edge).
+  for (const [stepTitle, shot] of [
+    ['Put the debugger into your game', 'walkthrough-runtime.png'],
+    ['Attach to the running game', 'walkthrough-attach.png'],
+  ]) {
+    await page.getByText(stepTitle, { exact: true }).first().click();
+    await page.waitForTimeout(800);
+    const overflow = await page.evaluate(() => {
+      const card = document.querySelector('.getting-started-step.expanded');
+      if (!card) return ['no expanded step'];
+      const edge = card.getBoundingClientRect().right;
+      const buttons = [...card.querySelectorAll('.monaco-button, button')];
+      if (buttons.length === 0) return ['no button in the step'];
+      return buttons
+        .filter((b) => b.getBoundingClientRect().right > edge + 1)
+        .map((b) => b.textContent.trim());
+    });
+    check(
+      overflow.length === 0,
+      `the walkthrough step "${stepTitle}": every button inside its card` +
+        (overflow.length ? ` (past the edge: ${overflow.join(', ')})` : ''),
+    );
+    await page.screenshot({ path: join(artifacts, shot) });
+  }
   await runCommand(page, 'View: Close All Editors');
 
   await runCommand(page, 'Extensions: Show Installed Extensions');
