@@ -3,8 +3,11 @@
 -- `entities.Player` for a field of a loaded module or of a global table), so that previews can
 -- say which class an object belongs to. Built once per stop, on first use, by walking _G and
 -- package.loaded one level deep with raw `next` (no metamethod runs), within a fixed budget;
--- weak keys, so the cache keeps no program table alive.
+-- weak keys, so the cache keeps no program table alive. A class reachable only as a module or a
+-- field is named as its source names it where its own functions say (see sourceName).
 local M = {}
+
+local getupvalue, rawequal = debug.getupvalue, rawequal
 
 local SCAN_LIMIT = 5000 -- table entries visited to build the map, in all
 local FIELDS_PER_TABLE = 200 -- entries visited per namespace table (a data module may be huge)
@@ -21,10 +24,10 @@ function M.isIdentifier(s)
   return type(s) == "string" and string.match(s, "^[%a_][%w_]*$") ~= nil and not keywords[s]
 end
 
-local names, ranks = nil, nil
+local names, ranks, sourceNames = nil, nil, nil
 
 function M.reset()
-  names, ranks = nil, nil
+  names, ranks, sourceNames = nil, nil, nil
 end
 
 -- A name is kept when it is the best seen so far: lower rank (globals, then modules, then
@@ -83,17 +86,55 @@ function M.nameOf(t)
   return names[t]
 end
 
+--- The name the source gives class table `t`: the upvalue under which its own functions hold it
+--- (`local Entity = {}` … `function Entity.new() return setmetatable({}, Entity) end`), so that a
+--- preview says `Entity`, as the call stack does (`Entity:update`), not the module key `entity`.
+--- Only reads upvalue names (nothing of the program runs); the shortest, then first in order,
+--- of the names found, so the choice does not depend on `next` order. False when none.
+local function sourceName(t)
+  if sourceNames == nil then sourceNames = setmetatable({}, { __mode = "k" }) end
+  local known = sourceNames[t]
+  if known ~= nil then return known end
+  local best, seen = false, 0
+  for _, v in next, t do
+    seen = seen + 1
+    if seen > FIELDS_PER_TABLE then break end
+    if type(v) == "function" then
+      local i = 1
+      while true do
+        local name, value = getupvalue(v, i)
+        if name == nil then break end
+        if rawequal(value, t) and M.isIdentifier(name)
+          and (not best or #name < #best or (#name == #best and name < best)) then
+          best = name
+        end
+        i = i + 1
+      end
+    end
+  end
+  sourceNames[t] = best
+  return best
+end
+
+--- The name of a class table: a global's name as it is; a module's or a field's, the name its
+--- source gives it where its functions say (sourceName), else that module or field name.
+local function className(t)
+  local name = M.nameOf(t)
+  if name and ranks[t] > 1 then return sourceName(t) or name end
+  return name
+end
+
 --- The class of an object with metatable `mt`: the metatable's `__name`, else the name of the
 --- metatable or of its `__index` table. Nil when none is known.
 function M.classOf(mt)
   if type(mt) ~= "table" then return nil end
   local name = rawget(mt, "__name")
   if type(name) == "string" then return name end
-  local own = mt ~= _G and M.nameOf(mt)
+  local own = mt ~= _G and className(mt)
   if own then return own end
   -- A table that falls back on the globals (a sandbox, a module environment) is no object of "_G".
   local index = rawget(mt, "__index")
-  if type(index) == "table" and index ~= _G then return M.nameOf(index) end
+  if type(index) == "table" and index ~= _G then return className(index) end
   return nil
 end
 

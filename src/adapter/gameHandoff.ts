@@ -69,11 +69,25 @@ export function offeredGameId(config: unknown): string | undefined {
   return typeof value === 'string' ? value : undefined;
 }
 
-/** The name a game's session is shown under: its own, else its program file and process id. */
+/**
+ * The name a game's session is shown under: short, because VS Code's Call Stack row holds it
+ * beside a state badge and inline buttons — the game's own name, else its program file without
+ * `.lua` (`game`, not `game.lua (pid 4242)`: the row was cut to "g."). The process id is in
+ * `gameDetails`, which the attach session's console line shows.
+ */
 export function gameTitle(handshake: ReplyInfo<'initSuccess'>, fallback: string): string {
   if (handshake.gameName) return handshake.gameName;
-  const program = handshake.program ?? fallback;
-  return handshake.processId !== undefined ? `${program} (pid ${handshake.processId})` : program;
+  const program = handshake.program?.replace(/\.lua$/i, '');
+  return program || fallback;
+}
+
+/** What tells games of one name apart: the program file and the process id, where known. */
+export function gameDetails(handshake: ReplyInfo<'initSuccess'>): string | undefined {
+  const parts = [
+    ...(handshake.program ? [handshake.program] : []),
+    ...(handshake.processId !== undefined ? [`pid ${handshake.processId}`] : []),
+  ];
+  return parts.length > 0 ? parts.join(', ') : undefined;
 }
 
 /**

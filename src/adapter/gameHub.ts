@@ -18,7 +18,14 @@ import {
   toSessionError,
 } from '../session';
 import { GameAction, actOnGames } from './gameControl';
-import { GameChild, childConfiguration, gameTitle, offerGame, withdrawGame } from './gameHandoff';
+import {
+  GameChild,
+  childConfiguration,
+  gameDetails,
+  gameTitle,
+  offerGame,
+  withdrawGame,
+} from './gameHandoff';
 
 export interface GameHubHooks {
   /** A line for the parent's Debug Console (`important`: shown to the user). */
@@ -37,6 +44,8 @@ export class GameHub {
   /** Games offered whose child session has not joined yet. */
   private pending = 0;
   private games = 0;
+  /** Games connected so far under each title (a second `game` is shown as `game 2`). */
+  private readonly titles = new Map<string, number>();
   private stopping: Promise<void> | undefined;
   private finished = false;
   private connector: Connector | undefined;
@@ -141,7 +150,8 @@ export class GameHub {
       );
       return;
     }
-    const name = gameTitle(handshake, `Lua game ${++this.games}`);
+    const name = this.uniqueTitle(gameTitle(handshake, `Lua game ${++this.games}`));
+    const details = gameDetails(handshake);
     this.pending++;
     let settled = false;
     const settle = () => {
@@ -165,7 +175,8 @@ export class GameHub {
     });
     this.hooks.output(
       'console',
-      `Game "${name}" connected on ${endpoint}: debugged in its own session.\n`,
+      `Game "${name}"${details ? ` (${details})` : ''} connected on ${endpoint}: debugged in ` +
+        'its own session.\n',
     );
     const refused = await this.hooks.openChild(childConfiguration(this.configuration, name, id));
     if (refused === undefined) return;
@@ -174,6 +185,13 @@ export class GameHub {
       'important',
       `Could not open a session for "${name}": ${refused}. It was disconnected.\n`,
     );
+  }
+
+  /** `game`, then `game 2`, `game 3` for further games of that name (the same program twice). */
+  private uniqueTitle(title: string): string {
+    const n = (this.titles.get(title) ?? 0) + 1;
+    this.titles.set(title, n);
+    return n > 1 ? `${title} ${n}` : title;
   }
 
   private leave(child: GameChild): void {

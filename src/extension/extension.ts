@@ -24,6 +24,7 @@ import { McpServerManager } from './mcpServer/serverManager';
 import { showServerStatus } from './mcpServer/serverStatus';
 import { readSettings } from './settings';
 import { watchSettings } from './settingsWatcher';
+import { PortHints } from './mcpServer/portHint';
 import { toolServerFactory } from './agentTools/toolServer';
 import { VscodeDebugChannel } from './agentTools/vscodeChannel';
 
@@ -39,6 +40,8 @@ export interface ExtensionApi {
   panelActions(): { label: string; command: string; description?: string }[];
   /** The context keys as last set (what the `when` clauses of the Command Palette see). */
   contextKeys(): Record<string, unknown>;
+  /** The moves of the MCP port this window told of (copied client configurations name the old). */
+  portHints(): readonly { readonly from: number; readonly to: number }[];
   /** Where the Doctor's report and client snippets are shown (read-only virtual documents). */
   readonly documents: ReadOnlyDocuments;
   /** The client configuration templates for the current URL and token. */
@@ -93,13 +96,14 @@ export function activate(context: vscode.ExtensionContext): ExtensionApi {
   );
 
   // The commands, and the settings that act when changed.
+  const portHints = new PortHints();
   const clientConfig = { context, manager, documents, log };
   context.subscriptions.push(
     ...registerMcpServerCommands({ manager, monitor, log }),
     ...registerClientConfigCommands(clientConfig),
     ...registerDebugCommands({ context, channel, manager, documents, log }),
     registerOpenGuide(context),
-    watchSettings(manager, languageModelTools),
+    watchSettings(manager, languageModelTools, portHints),
   );
 
   void manager.initialize();
@@ -125,6 +129,7 @@ export function activate(context: vscode.ExtensionContext): ExtensionApi {
         readSettings().port,
       ).map((a) => ({ label: a.label, command: a.command, description: a.description })),
     contextKeys: () => contextKeys.values(),
+    portHints: () => portHints.shown,
     documents,
     clientTemplates: async () => clientTemplates(await bridgeInput(clientConfig)),
   };

@@ -15,6 +15,11 @@ export interface ReloadEntry {
   readonly line?: number;
   /** Why it was not found, or not replaced. */
   readonly reason?: string;
+  /**
+   * Replaced functions: whether the new version's text differs from the one the program ran
+   * (false: the same code, re-bound); absent when the session did not know the text before.
+   */
+  readonly changed?: boolean;
 }
 
 /** Where a failed reload stopped: finding the file's code, compiling, running it, applying it. */
@@ -93,8 +98,9 @@ function formatMs(ms: number): string {
 }
 
 /**
- * One line for a notification: `Hot reload player.lua: replaced Player:update, Player:draw; added
- * Player:jump; 2.1 ms`, or `Hot reload player.lua failed (compile): player.lua:3: '=' expected
+ * One line for a notification: `Hot reload player.lua: changed Player:update; added Player:jump;
+ * re-bound unchanged Player.new, Player:draw; 2.1 ms` (`replaced …` for functions whose earlier
+ * text the session did not know), or `Hot reload player.lua failed (compile): player.lua:3: '=' expected
  * near 'x' — nothing changed`.
  */
 export function reportHeadline(report: HotReloadReport): string {
@@ -104,9 +110,14 @@ export function reportHeadline(report: HotReloadReport): string {
     return `Hot reload ${file} failed${phase}: ${report.error ?? 'no reason given'} — nothing changed`;
   }
   const parts: string[] = [];
-  if (report.replaced.length > 0) parts.push(`replaced ${names(report.replaced, false)}`);
+  const changed = report.replaced.filter((e) => e.changed === true);
+  const unknown = report.replaced.filter((e) => e.changed === undefined);
+  const same = report.replaced.filter((e) => e.changed === false);
+  if (changed.length > 0) parts.push(`changed ${names(changed, false)}`);
+  if (unknown.length > 0) parts.push(`replaced ${names(unknown, false)}`);
   if (report.added.length > 0) parts.push(`added ${names(report.added, false)}`);
   if (parts.length === 0) parts.push('no function changed');
+  if (same.length > 0) parts.push(`re-bound unchanged ${names(same, false)}`);
   parts.push(formatMs(report.timeMs));
   return `Hot reload ${file}: ${parts.join('; ')}`;
 }

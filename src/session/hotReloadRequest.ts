@@ -8,6 +8,8 @@ import { promises as fs } from 'node:fs';
 import type { FeatureSet, IdeRequestInfo, ReplyInfo } from '../protocol';
 import { SessionError, toSessionError } from './errors';
 import { HotReloadReport, normalizeReport } from './hotReload';
+import { nameReport } from './hotReloadNames';
+import type { RunningSources } from './runningSources';
 import { isAbsolutePath, joinPath } from './paths';
 import { SLOW_POLL_HINT } from './link/attachHint';
 
@@ -19,6 +21,8 @@ export interface HotReloadHost {
   /** Sends the request, bounded by `timeoutMs`; rejects with a `SessionError`. */
   send(info: IdeRequestInfo<'hotReload'>, timeoutMs: number): Promise<ReplyInfo<'hotReload'>>;
   readonly timeoutMs: number;
+  /** The texts the program runs: what a reload's functions are compared with, then updated. */
+  readonly sources: RunningSources;
 }
 
 export const RUNTIME_CANNOT_RELOAD =
@@ -35,13 +39,12 @@ export async function hotReloadFile(
     throw new SessionError('not-supported', RUNTIME_CANNOT_RELOAD);
   }
   const local = isAbsolutePath(path) ? path : joinPath(host.cwd, path);
-  const text = source ?? (await readSource(local));
+  const text = withoutBom(source ?? (await readSource(local)));
   try {
-    const reply = await host.send(
-      { path: host.wirePath(local), source: withoutBom(text) },
-      host.timeoutMs,
-    );
-    return normalizeReport(local, reply);
+    const reply = await host.send({ path: host.wirePath(local), source: text }, host.timeoutMs);
+    const report = nameReport(normalizeReport(local, reply), text, host.sources.textOf(local));
+    if (report.status === 'success') host.sources.loaded(local, text);
+    return report;
   } catch (error) {
     const failure = toSessionError(error);
     if (failure.code !== 'request-timeout') throw failure;

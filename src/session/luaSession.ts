@@ -44,6 +44,7 @@ import {
   sameNameFakeHit,
 } from './stop/stopSnapshot';
 import { FunctionNames } from './stop/functionNames';
+import { RunningSources } from './runningSources';
 import {
   FunctionBreakpoint,
   FunctionBreakpointSpec,
@@ -94,7 +95,11 @@ export class LuaSession extends EventEmitter<LuaSessionEvents> {
   private readonly mapper: SourceMapper;
   private readonly threadRegistry = new ThreadRegistry();
   private readonly stops = new StopState();
-  private readonly functionNames = new FunctionNames();
+  /** The text of each file the program runs, as far as seen (a reload tells what it changed). */
+  private readonly runningSources = new RunningSources();
+  private readonly functionNames = new FunctionNames((file, text) =>
+    this.runningSources.seen(file, text),
+  );
   private readonly functionSites = new FunctionSites();
   private readonly link: SessionLink;
   private exceptionFilters: readonly ExceptionFilterSpec[] = [{ filter: 'uncaught' }];
@@ -135,6 +140,7 @@ export class LuaSession extends EventEmitter<LuaSessionEvents> {
       sendList: (info) => this.request('setBreakPoint', info),
       announce: (changed) => this.emit('breakpoints', changed),
       warn: (text) => this.emit('warning', text),
+      sourceRead: (file, text) => this.runningSources.seen(file, text),
     });
     this.functionStore = new FunctionBreakpointStore(() => this.store.allocateId());
     this.functionSync = new FunctionBreakpointSync({
@@ -342,6 +348,7 @@ export class LuaSession extends EventEmitter<LuaSessionEvents> {
         wirePath: (local) => this.mapper.wirePath(local),
         send: (info, timeoutMs) => this.request('hotReload', info, timeoutMs),
         timeoutMs: this.settings.requestTimeoutMs,
+        sources: this.runningSources,
       },
       path,
       source,

@@ -113,6 +113,17 @@ describe('extension: the VSIX content', function () {
     }
   });
 
+  it("the walkthrough's buttons fit their card at the default width", () => {
+    // A button is a line that is only a link; "Doctor: Why Does My Game Not Connect?" (37
+    // characters) ran past the card's edge, "Copy LuaPanda.lua into the Workspace" (36) did not.
+    const long = manifest()
+      .contributes.walkthroughs.flatMap((w) => w.steps)
+      .flatMap((step) => [...step.description.matchAll(/^\[([^\]]+)\]\(command:/gm)])
+      .map((m) => m[1])
+      .filter((label) => label.length > 36);
+    assert.deepEqual(long, []);
+  });
+
   it('a guide links only to other guides, so its links work in the installed extension', () => {
     for (const guide of GUIDES) {
       const text = fs.readFileSync(path.join(REPO_ROOT, guide.file), 'utf8');

@@ -47,6 +47,8 @@ for (const lua of runtimeVariants()) {
       assert.equal(value('p1'), 'entities.player {name = "p1"}');
       assert.equal(value('heir'), 'Entity {name = "heir"}');
       assert.equal(value('named'), 'My.Type {}');
+      // A local class loaded as a module is named as its source and the call stack name it.
+      assert.equal(value('goblin'), 'Monster {name = "goblin"}');
       assert.equal(value('nested'), '{empty = {}, inner = {…}, list = {…}}');
       assert.equal(value('cyc'), '{name = "cycle", self = {…}}');
       assert.equal(value('keys'), '{[1.5] = 4, ["a b"] = 1, ["end"] = 2, plain = 5, [true] = 3}');

@@ -19,6 +19,7 @@ const view = (entries: readonly ReloadEntry[]) =>
     name: e.name,
     ...(e.line ? { line: e.line } : {}),
     ...(e.reason ? { reason: e.reason } : {}),
+    ...(e.changed !== undefined ? { changed: e.changed } : {}),
   }));
 
 /** What the agent can do about a failed reload, by phase. */

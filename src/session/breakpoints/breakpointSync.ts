@@ -20,6 +20,8 @@ export interface BreakpointSyncHost {
   announce(changed: readonly Breakpoint[]): void;
   /** Something about a breakpoint the user should hear of once (a condition that fails…). */
   warn(text: string): void;
+  /** Hears the text of each file read for its breakpoints. */
+  readonly sourceRead?: (path: string, text: string) => void;
 }
 
 type BoundNotice = Extract<LuaNotification, { kind: 'bound' }>;
@@ -28,7 +30,7 @@ type BoundNotice = Extract<LuaNotification, { kind: 'bound' }>;
 const CONDITION_FAILED = /^LuaPanda: the condition of the breakpoint at line (\d+) \(/;
 
 export class BreakpointSync {
-  private readonly sources = new SourceFiles();
+  private readonly sources: SourceFiles;
   /** The path each file was sent under → the file as the client named it. */
   private readonly wirePaths = new Map<string, string>();
   /**
@@ -40,7 +42,9 @@ export class BreakpointSync {
   private sendsInFlight = 0;
   private deferred: (() => void)[] = [];
 
-  constructor(private readonly host: BreakpointSyncHost) {}
+  constructor(private readonly host: BreakpointSyncHost) {
+    this.sources = new SourceFiles(host.sourceRead);
+  }
 
   /** Replaces a file's breakpoints; sends them when connected. Resolves with the new list. */
   async set(path: string, specs: readonly BreakpointSpec[], connected: boolean) {

@@ -13,6 +13,9 @@ export type SourceInfo = { readonly lines: SourceLines } | { readonly unreadable
 export class SourceFiles {
   private readonly cache = new Map<string, { stamp: string; info: SourceInfo }>();
 
+  /** `onRead` hears each text read (the session keeps the first as the one the program runs). */
+  constructor(private readonly onRead?: (path: string, text: string) => void) {}
+
   async read(path: string): Promise<SourceInfo> {
     let stamp: string;
     try {
@@ -20,7 +23,9 @@ export class SourceFiles {
       stamp = `${stat.size}:${stat.mtimeMs}`;
       const cached = this.cache.get(path);
       if (cached?.stamp === stamp) return cached.info;
-      const info = { lines: new SourceLines(await fs.readFile(path, 'utf8')) };
+      const text = await fs.readFile(path, 'utf8');
+      this.onRead?.(path, text);
+      const info = { lines: new SourceLines(text) };
       this.cache.set(path, { stamp, info });
       return info;
     } catch (error) {

@@ -108,6 +108,9 @@ export function definitionsOf(source: string): Definition[] {
 export class FunctionNames {
   private readonly files = new Map<string, FileIndex | null>();
 
+  /** `onRead` hears each text read (the session keeps the first as the one the program runs). */
+  constructor(private readonly onRead?: (file: string, text: string) => void) {}
+
   /** The definition of the function defined at `line` of `file`, if the source says. */
   definitionAt(file: string, line: number): Definition | undefined {
     const index = this.indexOf(file);
@@ -147,7 +150,9 @@ export class FunctionNames {
     let definitions: Definition[] = [];
     if (stat.size <= MAX_SOURCE_BYTES) {
       try {
-        definitions = definitionsOf(fs.readFileSync(file, 'utf8'));
+        const text = fs.readFileSync(file, 'utf8');
+        this.onRead?.(file, text);
+        definitions = definitionsOf(text);
       } catch {
         definitions = []; // not Lua luaparse can read: names fall back to Lua's
       }

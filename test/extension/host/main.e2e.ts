@@ -393,6 +393,12 @@ describe('the extension in a real extension host', () => {
         assert.equal((await fetchHealthJson(other))?.name, 'luapanda-mcp');
         assert.equal(await fetchHealthJson(port), undefined, 'the old port is free');
         assert.equal(api.statusBar.server.text, `$(debug-alt) LuaPanda MCP :${other}`);
+        // Configurations copied into other clients name the old port: the window says so.
+        await waitUntil(
+          () => api.portHints().some((h) => h.from === port && h.to === other),
+          10_000,
+          'the hint that copied configurations name the old port',
+        );
       } finally {
         await config.update('mcp.port', port, vscode.ConfigurationTarget.Global);
       }

@@ -212,6 +212,7 @@ describe('a new user', () => {
       await vscode.commands.executeCommand('luapanda.mcp.stop');
       await waitUntil(() => api.manager.state.kind === 'stopped', 10_000, 'the stop');
       assert.ok(commands().includes('luapanda.mcp.start'));
+      assert.equal(commands()[0], 'luapanda.mcp.start', 'stopped, the first entry starts it');
       assert.ok(!commands().includes('luapanda.mcp.stop'));
       assert.ok(!commands().includes('luapanda.mcp.restart'));
       assert.ok(commands().includes('luapanda.doctor'), 'the Doctor is in the panel');
@@ -223,6 +224,11 @@ describe('a new user', () => {
       await waitUntil(() => api.manager.state.kind === 'running', 10_000, 'the start');
     }
     assert.ok(!commands().includes('luapanda.mcp.start'), 'no Start while it runs');
+    // Enter right after opening the panel runs its first entry: never Stop or Restart.
+    assert.ok(
+      !['luapanda.mcp.stop', 'luapanda.mcp.restart'].includes(commands()[0]),
+      `the first entry is harmless: ${commands()[0]}`,
+    );
     assert.ok(commands().includes('luapanda.mcp.stop'));
     assert.ok(commands().includes('luapanda.doctor'));
     assert.equal(portEntry()?.description, `now ${port}`);
