@@ -17,6 +17,7 @@ exclude_files = {
   ".test-artifacts/",
   ".e2e-cache/",
   ".vscode-test/",
+  ".interpreters/",
   -- Debuggee programs of the tests: many are odd on purpose (globals, undefined names, syntax
   -- errors, CRLF, unused values the debugger shows); the tests that run them are their check.
   "test/fixtures/",

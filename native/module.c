@@ -46,6 +46,8 @@
 #define LPN_ABI 53
 #elif LUA_VERSION_NUM == 504
 #define LPN_ABI 54
+#elif LUA_VERSION_NUM == 505
+#define LPN_ABI 55
 #else
 #error "unsupported Lua version"
 #endif

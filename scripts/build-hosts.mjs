@@ -2,9 +2,10 @@
 /**
  * Builds the test engine hosts (test/hosts/engine.c): one executable per interpreter, linked
  * against that interpreter's static library and luasocket's static core, as a game engine links
- * Lua — out/hosts/<platform>-<arch>/engine-<lua5.1|lua5.2|lua5.3|lua5.4|luajit>. Debian packages:
+ * Lua — out/hosts/<platform>-<arch>/engine-<lua5.1|…|lua5.5|luajit>. Debian packages:
  * liblua5.1-0-dev … liblua5.4-dev and libluajit-5.1-dev (headers and liblua*.a), lua-socket-dev
- * (liblua5.X-socket.a; LuaJIT links the 5.1 one). It says which hosts it built and which it could
+ * (liblua5.X-socket.a; LuaJIT links the 5.1 one); Lua 5.5's from the project's `.interpreters/`,
+ * built by `npm run setup`. It says which hosts it built and which it could
  * not, and never fails the compile: the tests skip a missing host, except in CI where they fail.
  * Up-to-date hosts are not rebuilt.
  *
@@ -14,7 +15,8 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { compilerWorks } from './build-native.mjs';
+import { compilerWorks, headerVersion } from './build-native.mjs';
+import { LUA55_INCLUDE, LUA55_LIBDIR } from './build-lua55.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const source = path.join(root, 'test', 'hosts', 'engine.c');
@@ -66,6 +68,16 @@ export const HOSTS = [
     apt: 'liblua5.4-dev',
   },
   {
+    // Debian ships no 5.5: `npm run setup` builds its static libraries (scripts/build-lua55.mjs).
+    name: 'lua5.5',
+    num: 505,
+    include: 'lua5.5',
+    lib: 'liblua5.5.a',
+    socket: '5.5',
+    localInclude: LUA55_INCLUDE,
+    localLib: LUA55_LIBDIR,
+  },
+  {
     name: 'luajit',
     num: 501,
     include: 'luajit-2.1',
@@ -80,8 +92,8 @@ function log(message) {
   console.log(`build-hosts: ${message}`);
 }
 
-function findLib(file) {
-  for (const dir of LIB_DIRS) {
+function findLib(file, localDir) {
+  for (const dir of localDir ? [localDir, ...LIB_DIRS] : LIB_DIRS) {
     const candidate = path.join(dir, file);
     if (existsSync(candidate)) return candidate;
   }
@@ -90,13 +102,12 @@ function findLib(file) {
 
 /** The folder holding the host's lua.h (of the right version; luajit.h too for LuaJIT). */
 function findInclude(host) {
-  for (const base of ['/usr/include', '/usr/local/include']) {
-    const dir = path.join(base, host.include);
+  const dirs = ['/usr/include', '/usr/local/include'].map((base) => path.join(base, host.include));
+  for (const dir of host.localInclude ? [host.localInclude, ...dirs] : dirs) {
     const header = path.join(dir, 'lua.h');
     if (!existsSync(header)) continue;
     if (host.luajit && !existsSync(path.join(dir, 'luajit.h'))) continue;
-    const m = /#define\s+LUA_VERSION_NUM\s+(\d+)/.exec(readFileSync(header, 'utf8'));
-    if (m && Number(m[1]) === host.num) return dir;
+    if (headerVersion(readFileSync(header, 'utf8')) === host.num) return dir;
   }
   return undefined;
 }
@@ -109,14 +120,16 @@ export function hostFile(name) {
 /** What a host lacks to be built (header or static library files), with the packages to add. */
 export function missingFor(host) {
   const include = findInclude(host);
-  const lib = findLib(host.lib);
-  const socket = findLib(`liblua${host.socket}-socket.a`);
+  const lib = findLib(host.lib, host.localLib);
+  const socket = findLib(`liblua${host.socket}-socket.a`, host.localLib);
   const missing = [
     include ? undefined : `${host.include}/lua.h`,
     lib ? undefined : host.lib,
     socket ? undefined : `liblua${host.socket}-socket.a`,
   ].filter(Boolean);
-  const packages = [...new Set([host.apt, ...(socket ? [] : ['lua-socket-dev'])])];
+  const packages = host.localLib
+    ? []
+    : [...new Set([host.apt, ...(socket ? [] : ['lua-socket-dev'])])];
   return { include, lib, socket, missing, packages };
 }
 
@@ -138,7 +151,11 @@ export function buildHosts() {
       const { include, lib, socket, missing, packages } = missingFor(host);
       if (missing.length > 0) {
         problems.push(
-          `engine-${host.name}: no ${missing.join(', ')} (Debian: apt-get install ${packages.join(' ')})`,
+          `engine-${host.name}: no ${missing.join(', ')} (` +
+            (host.localLib
+              ? '`npm run setup` builds them'
+              : `Debian: apt-get install ${packages.join(' ')}`) +
+            ')',
         );
         continue;
       }

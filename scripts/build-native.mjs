@@ -1,11 +1,11 @@
 #!/usr/bin/env node
 /**
  * Builds the optional native accelerator of the Lua runtime (native/*.c) once per Lua C ABI whose
- * headers are found: dist/native/<platform>-<arch>/<5.1|5.2|5.3|5.4>/luapanda_native<51|52|53|54>.so.
+ * headers are found: dist/native/<platform>-<arch>/<5.1|…|5.5>/luapanda_native<51|…|55>.so.
  * The 5.1 build also serves LuaJIT (same C API; the module links against no Lua library, the
  * interpreter provides the symbols, as Debian's lua-socket does). Headers are looked up in the
- * usual places (Debian: liblua5.1-0-dev, liblua5.2-dev, liblua5.3-dev, liblua5.4-dev) or in
- * LUAPANDA_LUA_INCLUDE_5_1 … _5_4. A missing compiler or missing headers are reported and skipped:
+ * usual places (Debian: liblua5.1-0-dev, liblua5.2-dev, liblua5.3-dev, liblua5.4-dev; 5.5's in
+ * the project's `.interpreters/`, built by `npm run setup`) or in LUAPANDA_LUA_INCLUDE_5_1 … _5_5. A missing compiler or missing headers are reported and skipped:
  * the runtime then uses its pure-Lua hook. With CI=true or LUAPANDA_REQUIRE_NATIVE=1 every ABI
  * must build. Up-to-date outputs are not rebuilt.
  *
@@ -15,6 +15,7 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import { LUA55_INCLUDE } from './build-lua55.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const sourceDir = path.join(root, 'native');
@@ -28,6 +29,8 @@ export const ABIS = [
   { version: '5.2', num: 502, apt: 'liblua5.2-dev' },
   { version: '5.3', num: 503, apt: 'liblua5.3-dev' },
   { version: '5.4', num: 504, apt: 'liblua5.4-dev' },
+  // Debian ships no 5.5: `npm run setup` builds it with its headers (scripts/build-lua55.mjs).
+  { version: '5.5', num: 505, local: LUA55_INCLUDE },
 ];
 
 /** How a Lua C module is linked: its Lua symbols come from the interpreter that loads it. */
@@ -38,12 +41,25 @@ function log(message) {
   console.log(`build-native: ${message}`);
 }
 
+/**
+ * LUA_VERSION_NUM of a lua.h: a number up to 5.4, from 5.5 on computed from
+ * LUA_VERSION_MAJOR_N and LUA_VERSION_MINOR_N.
+ */
+export function headerVersion(text) {
+  const plain = /#define\s+LUA_VERSION_NUM\s+(\d+)/.exec(text);
+  if (plain) return Number(plain[1]);
+  const major = /#define\s+LUA_VERSION_MAJOR_N\s+(\d+)/.exec(text);
+  const minor = /#define\s+LUA_VERSION_MINOR_N\s+(\d+)/.exec(text);
+  return major && minor ? Number(major[1]) * 100 + Number(minor[1]) : undefined;
+}
+
 /** The folder holding lua.h for `abi`, or undefined. */
 export function findHeaders(abi) {
   const plain = abi.version.replace('.', '');
   const env = process.env[`LUAPANDA_LUA_INCLUDE_${abi.version.replace('.', '_')}`];
   const candidates = [
     env,
+    abi.local,
     `/usr/include/lua${abi.version}`,
     `/usr/local/include/lua${abi.version}`,
     `/usr/include/lua${plain}`,
@@ -54,9 +70,7 @@ export function findHeaders(abi) {
   for (const dir of candidates) {
     const header = path.join(dir, 'lua.h');
     if (!existsSync(header)) continue;
-    const text = readFileSync(header, 'utf8');
-    const m = /#define\s+LUA_VERSION_NUM\s+(\d+)/.exec(text);
-    if (m && Number(m[1]) === abi.num) return dir;
+    if (headerVersion(readFileSync(header, 'utf8')) === abi.num) return dir;
   }
   return undefined;
 }
@@ -98,7 +112,7 @@ export function buildNative() {
       const include = findHeaders(abi);
       if (!include) {
         problems.push(
-          `no Lua ${abi.version} headers (Debian: apt-get install ${abi.apt}); ` +
+          `no Lua ${abi.version} headers (${abi.local ? '`npm run setup` builds them' : `Debian: apt-get install ${abi.apt}`}); ` +
             `Lua ${abi.version} programs use the pure-Lua hook`,
         );
         continue;

@@ -7,13 +7,16 @@
 //    LÖVE with a virtual X server (love, xvfb, xauth) for the real-engine tests (test/love), and
 //    luacheck for `npm run lint`:
 //    installed through apt-get when running as root, otherwise the exact command is printed.
-// 2. The npm dependencies (`npm ci` from the lockfile).
+// 2. Lua 5.5 and its luasocket, which Debian does not ship, built from source into the project's
+//    `.interpreters/` folder (scripts/build-lua55.mjs); without the sources it says so and goes on.
+// 3. The npm dependencies (`npm ci` from the lockfile).
 import { spawnSync } from 'node:child_process';
 import { accessSync, constants, existsSync } from 'node:fs';
 import { delimiter, dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { ABIS, compilerWorks, findHeaders } from './build-native.mjs';
 import { HOSTS, HOST_APT_PACKAGES, missingFor } from './build-hosts.mjs';
+import { buildLua55 } from './build-lua55.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const INTERPRETERS = ['lua5.1', 'lua5.2', 'lua5.3', 'lua5.4', 'luajit'];
@@ -79,9 +82,13 @@ function onPath(command) {
 function missingParts() {
   const parts = INTERPRETERS.filter((command) => !luaReady(command));
   if (!compilerWorks()) parts.push('a C compiler (gcc)');
-  for (const abi of ABIS) if (!findHeaders(abi)) parts.push(`Lua ${abi.version} headers`);
+  // 5.5's headers come with its build below, not from apt-get.
+  for (const abi of ABIS) {
+    if (!abi.local && !findHeaders(abi)) parts.push(`Lua ${abi.version} headers`);
+  }
   if (process.platform === 'linux') {
-    for (const host of HOSTS) {
+    // The 5.5 host's libraries come with its build below, not from apt-get.
+    for (const host of HOSTS.filter((h) => !h.localLib)) {
       const { missing } = missingFor(host);
       if (missing.length > 0) parts.push(`engine-${host.name} host parts (${missing.join(', ')})`);
     }
@@ -118,6 +125,19 @@ if (missing.length === 0) {
   );
   console.error('setup: then run `npm run setup` again.');
   process.exit(1);
+}
+
+if (process.platform === 'linux') {
+  try {
+    console.log(`setup: ${buildLua55()}`);
+  } catch (error) {
+    console.error(
+      `setup: building Lua 5.5 failed: ${error instanceof Error ? error.message : error}`,
+    );
+    process.exit(1);
+  }
+} else {
+  console.log(`setup: Lua 5.5 is built from source on Linux only (this is ${process.platform})`);
 }
 
 const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm';

@@ -64,6 +64,12 @@ local function asCFrame(described)
   return "in ?"
 end
 
+--- Whether a traceback line is the C function `error` the runtime called: "function 'error'"
+--- up to 5.4 (a global's name first), "upvalue 'error'" from 5.5 (how the call named it).
+local function isErrorFrame(line)
+  return line ~= nil and string.match(line, "^\n\t%[C%]: in %a+ 'error'$") ~= nil
+end
+
 --- The traceback as the program would get it without the runtime: coroutine.wrap's error, raised
 --- again by the runtime's wrapper (a Lua function that calls error), reads as the interpreter's
 --- C wrap function; any other frame of the runtime is left out.
@@ -79,7 +85,7 @@ local function withoutOwnFrames(text)
   for i, line in ipairs(lines) do
     local body = string.sub(line, 2)
     if string.sub(body, 1, #prefix) == prefix then
-      if kept[#kept] == "\n\t[C]: in function 'error'" then
+      if isErrorFrame(kept[#kept]) then
         local nextLine = lines[i + 1]
         if nextLine and string.sub(nextLine, 1, 7) == "\n\t[C]: " then
           -- Behind a C function of its own (patches.lua): that one is what the program called.

@@ -1,5 +1,5 @@
 -- native.lua: the optional native accelerator (C sources in native/, one build per Lua C ABI,
--- `luapanda_native51` for Lua 5.1 and LuaJIT, `…52`, `…53`, `…54`). When `require` finds it on
+-- `luapanda_native51` for Lua 5.1 and LuaJIT, `…52` … `…55`). When `require` finds it on
 -- package.cpath, the hook modes run in C (hook.lua drives it through hooknative.lua) and, while
 -- connected, a watcher (the kernel's socket signals on Linux, else a thread) notices IDE commands
 -- so that an idle program runs with no hook at all. Without it everything works the same in pure

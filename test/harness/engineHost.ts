@@ -13,7 +13,7 @@ import { LuaInterpreter, NATIVE_DIR, nativeAbiOf } from './interpreters';
 import { LuaExit, LuaProcess, REPO_ROOT } from './luaProcess';
 
 /** The interpreters a host is built for (scripts/build-hosts.mjs, HOSTS). */
-export const HOST_NAMES = ['lua5.1', 'lua5.2', 'lua5.3', 'lua5.4', 'luajit'] as const;
+export const HOST_NAMES = ['lua5.1', 'lua5.2', 'lua5.3', 'lua5.4', 'lua5.5', 'luajit'] as const;
 export type HostName = (typeof HOST_NAMES)[number];
 
 export const HOSTS_DIR = path.join(
@@ -40,6 +40,7 @@ const VERSIONS: Record<HostName, string> = {
   'lua5.2': 'Lua 5.2',
   'lua5.3': 'Lua 5.3',
   'lua5.4': 'Lua 5.4',
+  'lua5.5': 'Lua 5.5',
   luajit: 'Lua 5.1 LuaJIT',
 };
 
@@ -53,7 +54,7 @@ export function hostMissing(name: HostName): string | undefined {
   return (
     `not built (${path.relative(REPO_ROOT, hostFile(name))}): \`npm run compile\` ` +
     'builds it where the static library exists (Debian: liblua5.X-dev or libluajit-5.1-dev, and ' +
-    'lua-socket-dev; `npm run setup` installs them)'
+    "lua-socket-dev; `npm run setup` installs them, and builds Lua 5.5's)"
   );
 }
 

@@ -1,12 +1,14 @@
 /**
  * Which real Lua interpreters the tests run under. Every interpreter found on the PATH is used;
- * in CI (or with LUAPANDA_REQUIRE_LUA=1) the three the project supports must all be there, so a
- * machine that lacks one fails loudly instead of silently testing less.
+ * in CI (or with LUAPANDA_REQUIRE_LUA=1) the six the project supports must all be there, so a
+ * machine that lacks one fails loudly instead of silently testing less. Lua 5.5, which Debian
+ * does not ship, is built by `npm run setup` into the project's `.interpreters/bin`, which this
+ * module puts first on the PATH of the tests and of every process they start.
  */
 import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { nativeBuildFile } from '../../src/session/link/nativeBuilds';
+import { NATIVE_ABIS, nativeBuildFile } from '../../src/session/link/nativeBuilds';
 
 export interface LuaInterpreter {
   /** Command name on the PATH, e.g. `lua5.4`. */
@@ -31,9 +33,35 @@ export const NATIVE_DIR = path.resolve(
   `${process.platform}-${process.arch}`,
 );
 
-/** The interpreters CI installs (Debian packages lua5.1 … lua5.4 and luajit, with lua-socket). */
-export const REQUIRED_INTERPRETERS = ['lua5.1', 'lua5.2', 'lua5.3', 'lua5.4', 'luajit'] as const;
-const CANDIDATES = ['lua5.1', 'lua5.2', 'lua5.3', 'lua5.4', 'luajit'];
+/**
+ * The interpreters CI has: Debian's lua5.1 … lua5.4 and luajit with lua-socket, and lua5.5 with
+ * its luasocket built by `npm run setup` (scripts/build-lua55.mjs).
+ */
+export const REQUIRED_INTERPRETERS = [
+  'lua5.1',
+  'lua5.2',
+  'lua5.3',
+  'lua5.4',
+  'lua5.5',
+  'luajit',
+] as const;
+const CANDIDATES: readonly string[] = REQUIRED_INTERPRETERS;
+
+/** Where `npm run setup` builds the interpreters Debian does not ship. */
+export const LOCAL_INTERPRETERS_BIN = path.resolve(
+  __dirname,
+  '..',
+  '..',
+  '..',
+  '.interpreters',
+  'bin',
+);
+if (fs.existsSync(LOCAL_INTERPRETERS_BIN)) {
+  const entries = (process.env.PATH ?? '').split(path.delimiter);
+  if (!entries.includes(LOCAL_INTERPRETERS_BIN)) {
+    process.env.PATH = [LOCAL_INTERPRETERS_BIN, ...entries].join(path.delimiter);
+  }
+}
 
 let cached: LuaInterpreter[] | undefined;
 
@@ -55,7 +83,8 @@ export function luaInterpreters(): LuaInterpreter[] {
   if (missing.length > 0 && mustHaveAll) {
     throw new Error(
       `Missing Lua interpreters (or their luasocket): ${missing.join(', ')}. ` +
-        'Run `npm run setup` (or: sudo apt-get install -y lua5.1 lua5.2 lua5.3 lua5.4 luajit lua-socket).',
+        'Run `npm run setup` (it installs lua5.1 … lua5.4, luajit and lua-socket, and builds lua5.5 ' +
+        'from the sources in ../shared/vendor or LUAPANDA_LUA55_SOURCES).',
     );
   }
   if (found.length === 0) {
@@ -69,11 +98,11 @@ export function luaInterpreters(): LuaInterpreter[] {
 }
 
 /** The Lua C ABI of an interpreter's native build (LuaJIT uses 5.1's). */
-export function nativeAbiOf(lua: LuaInterpreter): '5.1' | '5.2' | '5.3' | '5.4' {
+export function nativeAbiOf(lua: LuaInterpreter): (typeof NATIVE_ABIS)[number] {
   if (lua.isLuaJIT) return '5.1';
-  const m = /Lua (5\.[1-4])/.exec(lua.version);
+  const m = /Lua (5\.[1-5])/.exec(lua.version);
   if (!m) throw new Error(`Unknown Lua version ${lua.version}`);
-  return m[1] as '5.1' | '5.2' | '5.3' | '5.4';
+  return m[1] as (typeof NATIVE_ABIS)[number];
 }
 
 let warnedNoNative = false;

@@ -44,7 +44,8 @@ export class LuaProcess {
     if (options.luaPath && options.luaPath.length > 0) {
       const extra = options.luaPath.map((dir) => path.join(dir, '?.lua')).join(';');
       env.LUA_PATH = `${extra};;`;
-      // LuaJIT and 5.1 read LUA_PATH; 5.4 prefers LUA_PATH_5_4 when it is set.
+      // LuaJIT and 5.1 read LUA_PATH; 5.4 prefers LUA_PATH_5_4 when it is set, 5.5 LUA_PATH_5_5.
+      env.LUA_PATH_5_5 = env.LUA_PATH;
       env.LUA_PATH_5_4 = env.LUA_PATH;
       env.LUA_PATH_5_3 = env.LUA_PATH;
       env.LUA_PATH_5_2 = env.LUA_PATH;

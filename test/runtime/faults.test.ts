@@ -176,9 +176,9 @@ for (const lua of runtimeVariants()) {
 
     // Each run starts an interpreter; 20 per scenario on every variant would take minutes.
     const gcRuns = countFromEnv('LUAPANDA_FAULT_GC_RUNS', isFullVariant(lua) ? 20 : 5);
-    // Lua 5.4 has a generational collector too: half of its runs use it.
+    // Lua 5.4 and 5.5 have a generational collector too: half of their runs use it.
     const gcMode = (run: number) =>
-      /5\.4/.test(lua.version) && run % 2 === 0 ? 'generational' : 'incremental';
+      /5\.[45]/.test(lua.version) && run % 2 === 0 ? 'generational' : 'incremental';
     const gcLine = lineOf(GC, 'gcWork');
     // A run takes well under a second; many runs (LUAPANDA_FAULT_GC_RUNS) get the time they need.
     const gcTimeout = 60_000 + gcRuns * 3_000;

@@ -17,7 +17,7 @@ export interface CorpusProgram {
   readonly source: string;
   /** 1-based line of `-- @bp`. */
   readonly bpLine: number;
-  /** `all`, or the interpreters it runs on (`5.1`…`5.4`, `luajit`). */
+  /** `all`, or the interpreters it runs on (`5.1`…`5.5`, `luajit`). */
   readonly versions: readonly string[] | 'all';
 }
 

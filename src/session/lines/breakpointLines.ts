@@ -30,6 +30,8 @@ const PARSER: Record<LuaDialect, LuaparseVersion> = {
   '5.3': '5.3',
   // luaparse knows 5.3; the 5.4 attributes are blanked before parsing (luaSource.ts).
   '5.4': '5.3',
+  // 5.5's `global` declarations are rewritten to 5.3 first too (luaSource.ts).
+  '5.5': '5.3',
   luajit: 'LuaJIT',
 };
 

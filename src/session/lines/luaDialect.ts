@@ -1,12 +1,12 @@
 /**
  * The Lua dialects whose line information differs, and the differences the line analysis
  * (codeLines.ts) follows. Each rule was measured with `debug.getinfo(f, "L")` and `luac -l -l`
- * under lua5.1–5.4 and LuaJIT 2.1 (test/session/breakpointLines.test.ts keeps them honest).
+ * under lua5.1–5.5 and LuaJIT 2.1 (test/session/breakpointLines.test.ts keeps them honest).
  */
 
-export type LuaDialect = '5.1' | '5.2' | '5.3' | '5.4' | 'luajit';
+export type LuaDialect = '5.1' | '5.2' | '5.3' | '5.4' | '5.5' | 'luajit';
 
-export const LUA_DIALECTS: readonly LuaDialect[] = ['5.1', '5.2', '5.3', '5.4', 'luajit'];
+export const LUA_DIALECTS: readonly LuaDialect[] = ['5.1', '5.2', '5.3', '5.4', '5.5', 'luajit'];
 
 export interface DialectRules {
   readonly dialect: LuaDialect;
@@ -18,7 +18,7 @@ export interface DialectRules {
   readonly callAtPrefixStart: boolean;
   /** 5.2+: the condition of `if` jumps after `then` is read (5.1, LuaJIT: before). */
   readonly conditionAfterThen: boolean;
-  /** 5.2+: `if c then break` jumps from the condition: the `break` line has no code. */
+  /** 5.2–5.4: `if c then break` jumps from the condition: the `break` line has no code. */
   readonly breakFoldsIntoIf: boolean;
   /** 5.2, 5.3: so does `if c then goto l`. */
   readonly gotoFoldsIntoIf: boolean;
@@ -69,18 +69,29 @@ const PUC_52: DialectRules = {
   closureInPlace: false,
 };
 
+const PUC_54: DialectRules = {
+  ...PUC_52,
+  dialect: '5.4',
+  gotoFoldsIntoIf: false,
+  breakClosesAtLoopEnd: true,
+  gotoClosesAtLabel: true,
+  jumpBeforeBreak: false,
+  genericForClosesAtEnd: true,
+};
+
 const RULES: Record<LuaDialect, DialectRules> = {
   '5.1': PUC_51,
   '5.2': PUC_52,
   '5.3': { ...PUC_52, dialect: '5.3' },
-  '5.4': {
-    ...PUC_52,
-    dialect: '5.4',
-    gotoFoldsIntoIf: false,
-    breakClosesAtLoopEnd: true,
-    gotoClosesAtLabel: true,
-    jumpBeforeBreak: false,
-    genericForClosesAtEnd: true,
+  '5.4': PUC_54,
+  // 5.5 compiles `break` as a `goto` whose jump (and the close it may need) is emitted where it
+  // stands: it never folds into the `if`, and nothing closes at the loop's end or at a label.
+  '5.5': {
+    ...PUC_54,
+    dialect: '5.5',
+    breakFoldsIntoIf: false,
+    breakClosesAtLoopEnd: false,
+    gotoClosesAtLabel: false,
   },
   luajit: {
     ...PUC_51,
@@ -102,6 +113,6 @@ export function rulesFor(dialect: LuaDialect): DialectRules {
 export function dialectOf(luaVersion: string | undefined): LuaDialect | undefined {
   if (luaVersion === undefined) return undefined;
   if (/luajit/i.test(luaVersion)) return 'luajit';
-  const match = /5\.([1-4])/.exec(luaVersion);
+  const match = /5\.([1-5])/.exec(luaVersion);
   return match ? (`5.${match[1]}` as LuaDialect) : undefined;
 }

@@ -1,11 +1,13 @@
 /**
- * Parses a Lua source for the line analysis: luaparse knows Lua 5.1–5.3 and LuaJIT, so 5.4's
- * `<const>`/`<close>` attributes are blanked out with spaces first (offsets and lines stay) and
+ * Parses a Lua source for the line analysis: luaparse knows Lua 5.1–5.3 and LuaJIT, so 5.5's
+ * `global` declarations are rewritten first (globalDeclarations.ts) and 5.4's
+ * `<const>`/`<close>` attributes are blanked out with spaces (offsets and lines stay) and
  * remembered by the offset of their variable. A source that does not parse yields the parser's
  * message, with its line.
  */
 import * as luaparse from 'luaparse';
 import type { LocalAttributes } from './codeLines';
+import { rewriteGlobalDeclarations } from './globalDeclarations';
 import { LuaTokens, LuaparseVersion } from './luaTokens';
 
 export interface ParsedSource {
@@ -19,7 +21,10 @@ export type ParseResult = { ok: true; parsed: ParsedSource } | { ok: false; mess
 /** luaparse's version for each dialect family (5.4 parses as 5.3 once attributes are blanked). */
 export function parseSource(source: string, luaVersion: LuaparseVersion): ParseResult {
   try {
-    const { text, attributes } = blankAttributes(stripShebang(source), luaVersion);
+    const { text, attributes } = blankAttributes(
+      rewriteGlobalDeclarations(stripShebang(source)),
+      luaVersion,
+    );
     const chunk = luaparse.parse(text, {
       luaVersion,
       locations: true,

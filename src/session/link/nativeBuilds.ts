@@ -1,13 +1,13 @@
 /**
  * Where the native accelerator builds of the Lua runtime live (scripts/build-native.mjs writes
- * `<dist>/native/<platform>-<arch>/<5.1|5.2|5.3|5.4>/luapanda_native<abi>.so`, next to the
+ * `<dist>/native/<platform>-<arch>/<5.1|…|5.5>/luapanda_native<abi>.so`, next to the
  * bundled `<dist>/lua/LuaPanda.lua`), and how an interpreter is told to find them.
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 
 /** The Lua C ABIs built (LuaJIT uses 5.1's). */
-export const NATIVE_ABIS = ['5.1', '5.2', '5.3', '5.4'] as const;
+export const NATIVE_ABIS = ['5.1', '5.2', '5.3', '5.4', '5.5'] as const;
 
 /** The folder of this platform's builds next to the runtime folder, or undefined if none. */
 export function nativeDirFor(runtimeDir: string): string | undefined {

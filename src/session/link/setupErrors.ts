@@ -95,7 +95,7 @@ export function interpreterCheckTimedOut(interpreter: string, timeoutMs: number)
     'interpreter-check-failed',
     `The Lua interpreter ${interpreter} did not finish its luasocket check within ` +
       `${timeoutMs / 1000} s, so it was stopped and the program was not started. Check that ` +
-      '"luaPath" names a Lua interpreter (lua5.1–5.4 or luajit) that runs without a terminal.',
+      '"luaPath" names a Lua interpreter (lua5.1–5.5 or luajit) that runs without a terminal.',
   );
 }
 
@@ -108,7 +108,7 @@ export function interpreterCheckFailed(
     'interpreter-check-failed',
     `The Lua interpreter ${interpreter} could not run the debugger's start-up check (it ${exit})` +
       `${output.trim() ? `: ${quote(output)}` : '.'} The program was not started. Check that ` +
-      '"luaPath" names a Lua interpreter (lua5.1–5.4 or luajit).',
+      '"luaPath" names a Lua interpreter (lua5.1–5.5 or luajit).',
   );
 }
 

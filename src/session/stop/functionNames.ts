@@ -8,6 +8,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import * as luaparse from 'luaparse';
+import { rewriteGlobalDeclarations } from '../lines/globalDeclarations';
 
 /** How a function is defined, and the name its definition gives it. */
 export interface Definition {
@@ -25,9 +26,14 @@ interface FileIndex {
 
 type Node = luaparse.Node;
 
-/** Lua 5.4's `<const>`/`<close>` attributes, which luaparse does not know: blanked, lines kept. */
+/**
+ * Lua 5.4's `<const>`/`<close>` attributes and 5.5's `global` declarations, which luaparse does
+ * not know: rewritten, lines and offsets kept (`global function f` is then `function f`).
+ */
 function withoutAttributes(source: string): string {
-  return source.replace(/<\s*(const|close)\s*>/g, (m) => ' '.repeat(m.length));
+  return rewriteGlobalDeclarations(source).replace(/<\s*(const|close)\s*>/g, (m) =>
+    ' '.repeat(m.length),
+  );
 }
 
 function textOf(source: string, node: Node): string {
