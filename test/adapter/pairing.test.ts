@@ -11,6 +11,7 @@ import * as path from 'node:path';
 import { luaInterpreters } from '../harness/interpreters';
 import { quietPort } from '../harness/ports';
 import { LuaProcess, REPO_ROOT, spawnLua } from '../harness/luaProcess';
+import { fixture } from './dapHarness';
 import { useDapTest } from './useDapTest';
 
 const RUNTIME_DIR = path.join(REPO_ROOT, 'dist', 'lua');
@@ -142,6 +143,21 @@ for (const lua of luaInterpreters()) {
         /did not answer the pairing that "connectionSecret" asks for: it has no pairing secret/,
       );
       await g.waitForOutput(/alive 20/, 15_000);
+    });
+
+    it('launch with "connectionSecret" hands the secret to the program it starts, and pairs', async () => {
+      const program = fixture('breakpoints.lua');
+      await t.launch(
+        lua.command,
+        program,
+        { connectionSecret: SECRET },
+        { breakpoints: { [program]: [{ line: 8 }] } },
+      );
+      // A stop proves the pairing: the adapter refuses a program that cannot answer it.
+      await t.stoppedAt('breakpoint', program, 8);
+      await t.dc.setBreakpointsRequest({ source: { path: program }, breakpoints: [] });
+      await t.dc.continueRequest({ threadId: 1 });
+      await t.ended();
     });
 
     it('connecting to a game that listens on 0.0.0.0 (VSCodeAsClient), both prove the secret', async () => {
