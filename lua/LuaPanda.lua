@@ -1,7 +1,8 @@
 -- LuaPanda.lua: the public entry of the LuaPanda MCP Debugger runtime, compatible with upstream
 -- Tencent LuaPanda's API. It assigns the global `LuaPanda` (and nothing else) and returns it.
 --   require("LuaPanda").start("127.0.0.1", 8818)      -- connect to the IDE (it listens)
---   require("LuaPanda").startServer("0.0.0.0", 8818)  -- listen; the IDE connects
+--   require("LuaPanda").startServer("127.0.0.1", 8818)  -- listen; the IDE connects
+--   require("LuaPanda").startServer("0.0.0.0", 8818, { secret = "..." })  -- from other machines
 -- Source modules live in lua/luapanda/; scripts/build-lua.mjs bundles them into one file.
 local existing = rawget(_G, "LuaPanda")
 if type(existing) == "table" and existing.__runtime == "luapanda-mcp" then return existing end
@@ -21,6 +22,7 @@ local coroutines = require("luapanda.coroutines")
 local exceptions = require("luapanda.exceptions")
 local native = require("luapanda.native")
 local linemap = require("luapanda.linemap")
+local pairing = require("luapanda.pairing")
 
 local M = { __runtime = "luapanda-mcp" }
 local pcall = pcall
@@ -46,7 +48,8 @@ for _, m in ipairs({ compat, json, paths, breakpoints, hook, stack, variables, e
   require("luapanda.hookthreads"), require("luapanda.hookfilter"), require("luapanda.hooknative"),
   require("luapanda.hookchain"), require("luapanda.hookjit"), require("luapanda.bprules"),
   require("luapanda.preview"), require("luapanda.classnames"), require("luapanda.jitwake"),
-  require("luapanda.threadscan"), require("luapanda.enginecatch"), linemap }) do
+  require("luapanda.threadscan"), require("luapanda.enginecatch"), require("luapanda.sha256"), pairing,
+  linemap }) do
   registerOwn(m)
 end
 breakpoints.addOwnSource(debug.getinfo(1, "S").source)
@@ -64,11 +67,44 @@ local function cannotDebug(why)
   end
 end
 
-local function begin(mode, host, port)
+local function say(line)
+  local err = io.stderr
+  if err then pcall(err.write, err, line .. "\n") end
+end
+
+local function isLoopback(host)
+  return host == "localhost" or host == "::1" or string.find(host, "^127%.%d+%.%d+%.%d+$") ~= nil
+end
+
+--- A game that listens beyond this machine's loopback lets whoever reaches the port run code in
+--- it: only with a pairing secret, or when told { insecure = true }, and said in one line.
+local function mayListen(host, port)
+  local where = host .. ":" .. port
+  if isLoopback(host) then return true end
+  if pairing.required() then
+    say("LuaPanda: listening on " .. where .. ": IDEs on other machines can connect; only one that proves"
+      .. " the pairing secret is obeyed.")
+    return true
+  end
+  if pairing.isInsecure() then
+    say("LuaPanda: WARNING: listening on " .. where .. " WITHOUT A PAIRING SECRET ({ insecure = true }):"
+      .. " ANYONE WHO CAN REACH THIS PORT CAN RUN CODE IN THIS GAME.")
+    return true
+  end
+  say("LuaPanda: startServer(\"" .. host .. "\", " .. port .. ") refused: listening beyond this machine lets"
+    .. " anyone on the network run code in this game. Give a pairing secret (startServer(host, port,"
+    .. " { secret = \"...\" }) or the environment variable " .. pairing.ENV .. ", and the same"
+    .. " \"connectionSecret\" in launch.json), listen on \"127.0.0.1\", or pass { insecure = true }.")
+  return false
+end
+
+local function begin(mode, host, port, options)
   if session.isConnected() then
     session.log("LuaPanda: already connected; start() ignored", 2)
     return false
   end
+  pairing.configure(options)
+  if mode == "server" and not mayListen(host, port) then return false end
   native.load(session.settings)
   local ok, connected, why = pcall(session.connect, mode, host, port)
   -- Loading the runtime and the first attempt ran a lot of its code: LuaJIT's hot counters back
@@ -94,16 +130,20 @@ end
 --- debugger were not there; an IDE that starts listening later is reached within about a
 --- second (at the next garbage-collection cycle, or at the next LuaPanda.tick()).
 --- `options.name` names this game in the IDE (several games may attach to one port: each is a
---- session of its own); default, the program's file name and process id.
+--- session of its own); default, the program's file name and process id. `options.secret` (else
+--- the environment variable LUAPANDA_SECRET) is a pairing secret: only an IDE that proves it
+--- (launch.json's "connectionSecret") is obeyed (pairing.lua).
 function M.start(host, port, options)
   if type(options) == "table" and options.name ~= nil then session.setGameName(tostring(options.name)) end
-  return begin("client", host or "127.0.0.1", tonumber(port) or 8818)
+  return begin("client", host or "127.0.0.1", tonumber(port) or 8818, options)
 end
 
---- Listens for the IDE (default 0.0.0.0:8818), waiting up to listeningTimeoutSec for it.
+--- Listens for the IDE (default 127.0.0.1:8818: this machine only), waiting up to
+--- listeningTimeoutSec for it. Beyond loopback it needs `options.secret` (or LUAPANDA_SECRET),
+--- or `options.insecure = true`, and says who can connect.
 function M.startServer(host, port, options)
   if type(options) == "table" and options.name ~= nil then session.setGameName(tostring(options.name)) end
-  return begin("server", host or "0.0.0.0", tonumber(port) or 8818)
+  return begin("server", host or "127.0.0.1", tonumber(port) or 8818, options)
 end
 
 --- For game loops: call once per frame. While no IDE is attached it costs a clock comparison

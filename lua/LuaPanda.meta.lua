@@ -20,6 +20,12 @@
 ---@field listeningTimeoutSec number
 ---The IDE accepted the connection but sent nothing for this long: give up (default 10).
 ---@field handshakeTimeoutSec number
+---The same under a pairing secret, for the whole exchange: a silent stranger holds the game this
+---long at most (default 2).
+---@field pairingTimeoutSec number
+---Under a pairing secret, each failed handshake in a row doubles the wait before the next attempt,
+---up to this many seconds (default 16): a flood of strangers cannot keep the game in handshakes.
+---@field pairingBackoffMaxSec number
 ---Count-hook period, in VM instructions, while connected (default 100000). 0: notice the IDE's
 ---commands only at garbage-collection cycles and `LuaPanda.tick()` (cheaper; a loop that never
 ---allocates cannot be paused then).
@@ -83,15 +89,17 @@ LuaPanda = {}
 ---Prints one line on stderr and changes nothing when no socket library can be loaded.
 ---@param host? string IDE address (default "127.0.0.1")
 ---@param port? integer IDE port (default 8818)
----@param options? {name?: string} `name`: this game's name in the IDE (several games may attach to one port; default: program file and process id)
+---@param options? {name?: string, secret?: string} `name`: this game's name in the IDE (several games may attach to one port; default: program file and process id); `secret`: a pairing secret the IDE must prove (launch.json's `connectionSecret`; default: the environment variable LUAPANDA_SECRET)
 ---@return boolean connected true when connected now
 function LuaPanda.start(host, port, options) end
 
----Listens for the IDE (default 0.0.0.0:8818), which connects to the game (`VSCodeAsClient`),
----waiting up to `settings.listeningTimeoutSec` for it.
----@param host? string address to listen on (default "0.0.0.0")
+---Listens for the IDE (default 127.0.0.1:8818, this machine only), which connects to the game,
+---waiting up to `settings.listeningTimeoutSec` for it. Any other address needs a pairing secret
+---(`secret`, or the environment variable LUAPANDA_SECRET) or `insecure = true`; without either
+---it refuses, saying why on stderr.
+---@param host? string address to listen on (default "127.0.0.1")
 ---@param port? integer port to listen on (default 8818)
----@param options? {name?: string} `name`: this game's name in the IDE
+---@param options? {name?: string, secret?: string, insecure?: boolean} `name`: this game's name in the IDE; `secret`: the pairing secret the IDE must prove (launch.json's `connectionSecret`); `insecure`: listen beyond loopback without one (anyone who reaches the port can run code in the game)
 ---@return boolean connected true when connected now
 function LuaPanda.startServer(host, port, options) end
 

@@ -24,6 +24,7 @@ local stops = require("luapanda.stops")
 local dispatch = require("luapanda.dispatch")
 local link = require("luapanda.link")
 local state = require("luapanda.state")
+local pairing = require("luapanda.pairing")
 
 local M = {}
 
@@ -40,6 +41,10 @@ local reportedNativeErrors = 0
 -- Attempts on this machine's loopback, and accepts of a listening game, return at once: they can
 -- come often. An attempt to reach another machine may wait connectTimeoutSec for an answer.
 local LOCAL_INTERVAL, REMOTE_INTERVAL = 0.25, 1
+-- Under a pairing secret, each failed handshake in a row doubles the wait before the next
+-- attempt, up to settings.pairingBackoffMaxSec: a scan or a flood of strangers cannot keep the
+-- game in handshakes.
+local failedHandshakes = 0
 
 local function isLoopback(host)
   return host == "127.0.0.1" or host == "localhost" or host == "::1"
@@ -48,9 +53,13 @@ end
 --- Seconds between two attempts to attach: the setting, or what suits where the IDE is.
 function M.interval()
   local asked = tonumber(state.settings.attachInterval)
-  if asked and asked >= 0 then return asked end
-  if M.mode == "server" or isLoopback(M.host) then return LOCAL_INTERVAL end
-  return REMOTE_INTERVAL
+  local base = (asked and asked >= 0) and asked
+    or ((M.mode == "server" or isLoopback(M.host)) and LOCAL_INTERVAL or REMOTE_INTERVAL)
+  if failedHandshakes > 0 and pairing.required() then
+    local most = tonumber(state.settings.pairingBackoffMaxSec) or 16
+    return math.min(math.max(base, LOCAL_INTERVAL) * 2 ^ math.min(failedHandshakes, 16), most)
+  end
+  return base
 end
 
 --- While unattached, the native accelerator's wake timer makes the program poll every interval,
@@ -210,16 +219,18 @@ end
 local function handshake(l)
   state.initialized = false
   state.handshakeRefused = nil
+  pairing.reset()
   breakpoints.clear()
   stepping.reset()
   defaultFilters()
-  if not serveUntil(l, function() return state.initialized or state.handshakeRefused ~= nil end,
-    state.settings.handshakeTimeoutSec) then
+  -- A paired link's IDE answers at once; a peer that holds the connection silent must not hold
+  -- the game for long.
+  local wait = pairing.required() and state.settings.pairingTimeoutSec or state.settings.handshakeTimeoutSec
+  if not serveUntil(l, function() return state.initialized or state.handshakeRefused ~= nil end, wait) then
     return false
   end
   if not state.initialized then
-    M.disconnect(state.handshakeRefused or "no initSuccess from the IDE within "
-      .. state.settings.handshakeTimeoutSec .. " s")
+    M.disconnect(state.handshakeRefused or "no initSuccess from the IDE within " .. wait .. " s")
     return false
   end
   if state.config.waitConfigurationDone then
@@ -263,10 +274,13 @@ function M.tryAttach(acceptTimeout, connectTimeout)
   local ok, result = pcall(handshake, l)
   M.handshaking = false
   if not ok or not result then
+    failedHandshakes = failedHandshakes + 1
     if link.current() == l then M.disconnect(ok and "handshake failed" or ("handshake failed: " .. tostring(result))) end
+    wakeWhileUnattached()
     hook.setInside(wasInside)
     return false
   end
+  failedHandshakes = 0
   hook.setInside(wasInside)
   -- The handshake ran a lot of the runtime's code: LuaJIT's hot counters back to their start
   -- values (compat.resetJitCounters; a failed attempt is short and leaves them as they are).

@@ -15,6 +15,7 @@ local errorfilters = require("luapanda.errorfilters")
 local exceptions = require("luapanda.exceptions")
 local events = require("luapanda.events")
 local initinfo = require("luapanda.initinfo")
+local pairing = require("luapanda.pairing")
 local stepping = require("luapanda.stepping")
 local hookmode = require("luapanda.hookmode")
 local dispatch = require("luapanda.dispatch")
@@ -30,7 +31,27 @@ local function str(v, default)
   return tostring(v)
 end
 
+--- Refuses the handshake: one clear frame (a log line first, which an IDE that does not know
+--- the `error` field still shows), then attach.lua drops the link.
+local function refuseHandshake(reason, id)
+  link.remember(reason)
+  send("output", { logInfo = "LuaPanda: " .. reason }, "0")
+  send("initSuccess", { error = reason }, id)
+  state.handshakeRefused = reason
+end
+
 function commands.initSuccess(info, id)
+  -- Paired, a second initSuccess on the link changes nothing: the pairing was for this one.
+  if state.initialized and pairing.required() then
+    send("initSuccess", initinfo.reply(state.config, state.settings, state.gameName), id)
+    return
+  end
+  local verdict, detail = pairing.check(info)
+  if verdict == "refuse" then return refuseHandshake(detail, id) end
+  if verdict == "challenge" then
+    send("initSuccess", detail, id)
+    return
+  end
   local bad = initinfo.badField(info)
   if bad then
     -- Coerced, such a field would silently break breakpoint matching: refuse the handshake.
@@ -62,7 +83,9 @@ function commands.initSuccess(info, id)
   -- use: a stop resets it, and a stop may come near the C-stack limit, where compiling cannot.
   variables.reset()
   state.initialized = true
-  send("initSuccess", initinfo.reply(c, state.settings, state.gameName), id)
+  local reply = initinfo.reply(c, state.settings, state.gameName)
+  if verdict == "paired" then reply.pairProof = detail end
+  send("initSuccess", reply, id)
 end
 
 function commands.setBreakPoint(info, id)

@@ -19,12 +19,29 @@ end
 function M.handle(text)
   local msg, err = json.decode(text)
   if type(msg) ~= "table" then
+    if not state.initialized then
+      -- Garbage instead of a handshake: a stranger, not an IDE.
+      local reason = "refused a malformed frame before the handshake"
+      link.remember(reason)
+      if link.current() then link.send("error", { error = reason }, "0") end
+      state.handshakeRefused = reason
+      return false
+    end
     link.log("LuaPanda: ignored a malformed frame (" .. tostring(err or "not an object") .. ")", 2)
     return false
   end
   local cmd = msg.cmd
   local id = msg.callbackId
   if id == nil or id == "" or tostring(id) == "0" then id = "0" else id = tostring(id) end
+  -- Nothing but the handshake before it succeeded: no evaluation, variables, reload or paths for
+  -- a peer that has not proved who it is (pairing.lua); the link is dropped (attach.lua).
+  if not state.initialized and cmd ~= "initSuccess" then
+    local reason = "refused " .. tostring(cmd) .. ": nothing is obeyed before the handshake (initSuccess)"
+    link.remember(reason)
+    if link.current() then link.send(type(cmd) == "string" and cmd or "error", { error = reason }, id) end
+    state.handshakeRefused = reason
+    return false
+  end
   local handler = type(cmd) == "string" and handlers[cmd]
   if not handler then
     link.log("LuaPanda: ignored unknown command " .. tostring(cmd), 1)

@@ -12,6 +12,10 @@ M.settings = {
   connectTimeoutSec = 0.05,
   listeningTimeoutSec = 0.5,
   handshakeTimeoutSec = 10,    -- the IDE accepted the connection but sent nothing: give up
+  pairingTimeoutSec = 2,       -- the same under a pairing secret (pairing.lua): the whole
+                               -- exchange, so that a silent stranger holds the game briefly
+  pairingBackoffMaxSec = 16,   -- under a secret, failed handshakes in a row double the wait
+                               -- before the next attempt up to this (a flood of strangers)
   pollInstructions = 100000,   -- count hook period while connected (0: notice commands at GC
                                -- cycles and LuaPanda.tick() only)
   jitOffWhileAttached = false, -- LuaJIT: true keeps the compiler off while attached, so that

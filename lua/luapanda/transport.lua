@@ -28,8 +28,9 @@ end
 --- The socket library's core table if it is loaded (for gettime), or nil.
 function M.socketCore() return socketCore end
 
---- A fresh TCP object: the custom hook first, then slua-unreal's, then luasocket.
-function M.newTcp(customGetSocketInstance)
+--- A fresh TCP object: the custom hook first, then slua-unreal's, then luasocket (`ipv4`: its
+--- IPv4 socket, made at once, so that options set before bind take effect).
+function M.newTcp(customGetSocketInstance, ipv4)
   if type(customGetSocketInstance) == "function" then
     local ok, sock = pcall(customGetSocketInstance)
     if ok and sock then return sock end
@@ -40,7 +41,10 @@ function M.newTcp(customGetSocketInstance)
     if ok and type(lib) == "table" and lib.tcp then return lib.tcp() end
   end
   local core, err = M.loadSocket()
-  if core then return core.tcp() end
+  if core then
+    if ipv4 and type(core.tcp4) == "function" then return core.tcp4() end
+    return core.tcp()
+  end
   return nil, "no socket library: " .. tostring(err)
 end
 
@@ -75,7 +79,9 @@ end
 
 --- A listening socket for startServer; `accept` polls it.
 function M.listen(host, port, customGetSocketInstance)
-  local sock, err = M.newTcp(customGetSocketInstance)
+  -- luasocket 3's tcp() makes its descriptor only at bind, too late for reuseaddr, without which
+  -- the port stays taken for a minute after the game closed a link first (a refused peer).
+  local sock, err = M.newTcp(customGetSocketInstance, string.find(host, "^%d+%.%d+%.%d+%.%d+$") ~= nil)
   if not sock then return nil, err end
   pcall(sock.setoption, sock, "reuseaddr", true)
   local ok, berr = sock:bind(host, port)

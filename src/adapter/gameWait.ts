@@ -11,6 +11,7 @@ import {
   ATTACH_HINT_AFTER_MS,
   DEFAULT_CONNECTION_HOST,
   describeListenHost,
+  pairingClause,
   isLoopbackHost,
   slowAttachHint,
 } from '../session';
@@ -23,6 +24,8 @@ export interface GameWaitSpec {
   readonly listenHost?: string;
   /** The `connectionTimeout`, in seconds. */
   readonly seconds: number;
+  /** A pairing secret is set (`connectionSecret`): a stranger is refused. */
+  readonly secured?: boolean;
 }
 
 let counter = 0;
@@ -63,7 +66,7 @@ export class GameWait {
       `Listening on ${describeListenHost(host)}, port ${port}, until the game calls ` +
       `require("LuaPanda").start(host, ${port}); up to ${seconds} s (connectionTimeout).` +
       (isLoopbackHost(host)
-        ? ' A game on a phone or another machine needs "connectionHost": "0.0.0.0".'
+        ? ' A game on a phone or another machine needs "connectionHost": "0.0.0.0" and a "connectionSecret".'
         : '')
     );
   }
@@ -82,10 +85,12 @@ export class GameWait {
     }
     const host = this.listenHost;
     const startHost = isLoopbackHost(host) ? host : '<this machine>';
+    // Beyond this machine, the line says who is let in.
+    const who = isLoopbackHost(host) ? '' : ` (${pairingClause(this.spec.secured === true)})`;
     return (
       `Waiting for a Lua program to call require("LuaPanda").start("${startHost}", ${port}) ` +
       `— listening on ${describeListenHost(host)} ("connectionHost"), for up to ${seconds} s ` +
-      '(connectionTimeout)…\n'
+      `(connectionTimeout)…${who}\n`
     );
   }
 

@@ -43,6 +43,8 @@ const common = {
   description: z.string().optional(),
   /** Ours: seconds to wait for the program to connect (launch 10, attach 30). */
   connectionTimeout: z.number().positive().optional(),
+  /** Ours: the pairing secret the game and the debugger both prove (the game's `secret` option). */
+  connectionSecret: z.string().optional(),
   /** Ours: seconds to wait for each reply of the Lua side (default 10). */
   requestTimeout: z.number().positive().optional(),
   /** Ours: trace what crosses the debugger's boundaries: true (every tag) or a list of tags. */
@@ -118,6 +120,10 @@ export function toSessionSettings(args: LaunchArguments | AttachArguments): Sess
     developmentMode: args.DevelopmentMode ?? false,
     docPathReplace: replace && replace.length === 2 ? [replace[0], replace[1]] : undefined,
     autoReconnect: args.autoReconnect === true,
+    connectionSecret:
+      args.connectionSecret !== undefined && args.connectionSecret !== ''
+        ? args.connectionSecret
+        : undefined,
     requestTimeoutMs:
       args.requestTimeout !== undefined
         ? args.requestTimeout * 1000

@@ -203,7 +203,9 @@ export class LuaDebugSession extends LoggingDebugSession {
           program: path.resolve(cwd, args.program),
           args: args.args ?? [],
           cwd,
-          env: args.env ?? {},
+          // The launched runtime reads the pairing secret from LUAPANDA_SECRET: the one of
+          // "connectionSecret", never one this process happens to inherit.
+          env: { ...args.env, LUAPANDA_SECRET: session.settings.connectionSecret ?? null },
           interpreters: args.luaPath ? [args.luaPath] : DEFAULT_INTERPRETERS,
           fromLuaPath: args.luaPath !== undefined,
           runtimeDir,
@@ -217,7 +219,13 @@ export class LuaDebugSession extends LoggingDebugSession {
       );
       // Loopback (the default) goes without saying; a port open to the network is said once.
       const { listening } = connector;
-      const exposed = listening && exposureNotice(listening.host, listening.port);
+      const exposed =
+        listening &&
+        exposureNotice(
+          listening.host,
+          listening.port,
+          session.settings.connectionSecret !== undefined,
+        );
       if (exposed) this.sendEvent(new OutputEvent(`${exposed}\n`, 'console'));
       await session.start(connector, {
         noDebug: args.noDebug,
@@ -274,7 +282,13 @@ export class LuaDebugSession extends LoggingDebugSession {
               }),
             );
       await this.waitForGame(
-        { port, dialHost, listenHost, seconds },
+        {
+          port,
+          dialHost,
+          listenHost,
+          seconds,
+          secured: session.settings.connectionSecret !== undefined,
+        },
         () => session.start(connector, { connectTimeoutMs: seconds * 1000 }),
         'The game connected.',
       );
@@ -640,7 +654,7 @@ export class LuaDebugSession extends LoggingDebugSession {
       tracer: settings.tracer,
     });
     await this.waitForGame(
-      { port, listenHost, seconds },
+      { port, listenHost, seconds, secured: settings.connectionSecret !== undefined },
       () => hub.start(seconds * 1000),
       'A game connected.',
     );

@@ -12,3 +12,4 @@ export * from './inbound';
 export * from './connection';
 export * from './transport';
 export * from './handshake';
+export * from './pairing';

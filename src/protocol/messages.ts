@@ -81,6 +81,10 @@ export const initSuccessRequestSchema = z.object({
   waitConfigurationDone: z.enum(['true', 'false']).optional(),
   /** Extension (feature `trace`): the runtime sends its own trace lines as `trace` frames. */
   trace: z.enum(['true', 'false']).optional(),
+  /** Extension (pairing): the IDE's nonce for this connection, when it holds a pairing secret. */
+  pairNonce: z.string().optional(),
+  /** Extension (pairing): the IDE's proof of the secret, once the runtime answered with its nonce. */
+  pairProof: z.string().optional(),
 });
 export type InitSuccessRequest = z.output<typeof initSuccessRequestSchema>;
 
@@ -249,6 +253,12 @@ export const initSuccessReplySchema = wireObject({
   /** Extension: the program's file name (`arg[0]`) and process id, where Lua can know them. */
   program: z.string().optional(),
   processId: wireNumber.optional(),
+  /** Extension (pairing): `"challenge"` answers the IDE's nonce with the runtime's (nothing applied). */
+  pairing: z.string().optional(),
+  /** Extension (pairing): the runtime's nonce for this connection. */
+  pairNonce: z.string().optional(),
+  /** Extension (pairing): the runtime's proof of the secret, in the reply that completes the handshake. */
+  pairProof: z.string().optional(),
 });
 export type InitSuccessReply = z.output<typeof initSuccessReplySchema>;
 

@@ -34,6 +34,7 @@ export const SESSION_ERRORS = {
   'pause-in-compiled-code': 3034,
   'source-unreadable': 3035,
   'invalid-arguments': 3036,
+  'pairing-failed': 3037,
 } as const;
 
 export type SessionErrorCode = keyof typeof SESSION_ERRORS;
@@ -124,6 +125,10 @@ export const sessionErrors = {
       'handshake-refused',
       `The Lua runtime refused the handshake: ${reason}`,
     );
+  },
+  /** The peer did not prove the pairing secret, or refused ours ("connectionSecret"). */
+  pairingFailed(reason: string): SessionError {
+    return new SessionError('pairing-failed', reason);
   },
   /** The session was stopped while it waited (`while starting`, `while waiting for the game`…). */
   stoppedWhile(what: string): SessionError {

@@ -33,6 +33,11 @@ export interface SessionSettings {
   readonly docPathReplace?: readonly [string, string];
   /** Wait for the game to connect again when the link drops (attach, listening). */
   readonly autoReconnect: boolean;
+  /**
+   * The pairing secret (`connectionSecret`): the game must prove it, and is shown ours, before
+   * anything else crosses the link (`pairingHandshake.ts`); absent, upstream's handshake.
+   */
+  readonly connectionSecret?: string;
   /** Bound on every request to the Lua side. */
   readonly requestTimeoutMs: number;
   /** Longest child list asked for in one request when the runtime pages (feature `paging`). */

@@ -189,7 +189,16 @@ describe('extension: doctor', () => {
   it('says what to do when nothing listens, and how a device reaches this machine', () => {
     const report = renderReport({
       ...base,
-      ports: [{ config: 'game', port: 8818, asClient: false, local: 'free', host: '127.0.0.1' }],
+      ports: [
+        {
+          config: 'game',
+          port: 8818,
+          asClient: false,
+          local: 'free',
+          host: '127.0.0.1',
+          secret: false,
+        },
+      ],
     });
     assert.match(report, /nothing listens on port 8818 now\. Start this configuration first/);
     assert.match(report, /waits for the game on 127\.0\.0\.1 only \(this machine\)/);
@@ -201,10 +210,43 @@ describe('extension: doctor', () => {
 
     const open = renderReport({
       ...base,
-      ports: [{ config: 'phone', port: 8818, asClient: false, local: 'free', host: '0.0.0.0' }],
+      ports: [
+        {
+          config: 'phone',
+          port: 8818,
+          asClient: false,
+          local: 'free',
+          host: '0.0.0.0',
+          secret: false,
+        },
+      ],
     });
     assert.match(open, /waits for the game on every interface \(0\.0\.0\.0\)/);
     assert.doesNotMatch(open, /listens on 127\.0\.0\.1 only/);
+    assert.doesNotMatch(report, /no pairing secret/);
+  });
+
+  it('warns when a link beyond this machine has no pairing secret', () => {
+    const port = { port: 8818, local: 'free', secret: false } as const;
+    const report = renderReport({
+      ...base,
+      ports: [
+        { ...port, config: 'phone', asClient: false, host: '0.0.0.0' },
+        { ...port, config: 'device', asClient: true, host: '127.0.0.1', ip: '192.168.1.20' },
+        {
+          ...port,
+          config: 'paired',
+          asClient: true,
+          host: '127.0.0.1',
+          ip: '192.168.1.21',
+          secret: true,
+        },
+      ],
+    });
+    assert.match(report, /⚠ "phone": VS Code listens on every interface .* with no pairing secret/);
+    assert.match(report, /⚠ "device": the game listens on the network with no pairing secret/);
+    assert.match(report, /Set `"connectionSecret"`/);
+    assert.doesNotMatch(report, /"paired": the game listens/);
   });
 
   it('explains unbound breakpoints with the path-mapping settings', () => {

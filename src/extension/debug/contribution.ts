@@ -27,6 +27,11 @@ export const ATTRIBUTE_DESCRIPTIONS: Record<string, string> = {
     'Address VS Code listens on for the game: "127.0.0.1" (default: this machine only), ' +
     '"0.0.0.0" (every interface: a game on a phone or another machine) or one address of this ' +
     'machine. Not used with VSCodeAsClient.',
+  connectionSecret:
+    'Pairing secret for a game on a phone or another machine: the game gets the same one ' +
+    '(require("LuaPanda").start(host, port, { secret = "…" }), startServer likewise, or the ' +
+    'environment variable LUAPANDA_SECRET), and each side proves it knows it without sending it. ' +
+    'Keep it out of the repository: "${env:LUAPANDA_SECRET}" reads it from the environment.',
   connectionIP: 'With VSCodeAsClient: the address of the device or machine that runs the game.',
   VSCodeAsClient:
     'VS Code connects to the game (which listens) instead of waiting for the game to connect.',
@@ -123,7 +128,8 @@ export const CONFIGURATION_SNIPPETS = [
   {
     label: 'LuaPanda: Attach to a game on a phone or another machine',
     description:
-      'Listen on every interface for a game that calls require("LuaPanda").start("<this machine\'s address>", 8818)',
+      'Listen on every interface, with a fresh random pairing secret; the game calls ' +
+      'require("LuaPanda").start("<this machine\'s address>", 8818, { secret = "<the same secret>" })',
     body: {
       type: DEBUG_TYPE,
       request: 'attach',
@@ -131,12 +137,16 @@ export const CONFIGURATION_SNIPPETS = [
       cwd: '^"\\${workspaceFolder}"',
       connectionHost: '0.0.0.0',
       connectionPort: 8818,
+      // VS Code fills in a new UUID: give the game the same (or set both from LUAPANDA_SECRET).
+      connectionSecret: '${UUID}',
       stopOnEntry: false,
     },
   },
   {
     label: 'LuaPanda: Attach by connecting to a device',
-    description: 'VS Code connects to a game that listens (phone, console, another machine)',
+    description:
+      'VS Code connects to a game that listens (phone, console, another machine): ' +
+      'require("LuaPanda").startServer("0.0.0.0", 8818, { secret = "<the same secret>" })',
     body: {
       type: DEBUG_TYPE,
       request: 'attach',
@@ -145,6 +155,7 @@ export const CONFIGURATION_SNIPPETS = [
       VSCodeAsClient: true,
       connectionIP: '${1:192.168.1.20}',
       connectionPort: 8818,
+      connectionSecret: '${UUID}',
       stopOnEntry: false,
     },
   },

@@ -29,6 +29,8 @@ export interface PortFact {
   readonly host: string;
   /** `listening`: something (a waiting attach session?) holds the port; `free`: nothing does. */
   readonly local: 'listening' | 'free' | 'error';
+  /** The configuration names a pairing secret (`connectionSecret`). */
+  readonly secret: boolean;
 }
 
 export interface BreakpointFact {
@@ -102,6 +104,7 @@ export async function gatherFacts(input: {
           ? config.connectionHost
           : DEFAULT_CONNECTION_HOST,
       local: asClient ? 'free' : await probeLocalPort(port),
+      secret: typeof config.connectionSecret === 'string' && config.connectionSecret !== '',
     });
   }
   const interpreters = await checkInterpreters(
@@ -126,6 +129,34 @@ export async function gatherFacts(input: {
       .filter((a): a is os.NetworkInterfaceInfo => !!a && a.family === 'IPv4' && !a.internal)
       .map((a) => a.address),
   };
+}
+
+/**
+ * The link beyond this machine without a pairing secret: a game that listens on the network
+ * refuses to without one (or, told `insecure`, obeys anyone), and VS Code listening on the
+ * network takes any program that connects for the game.
+ */
+function pairingWarnings(ports: readonly PortFact[]): string[] {
+  const out: string[] = [];
+  const fix =
+    'Set `"connectionSecret"` (the snippets fill in a random one; `"${env:LUAPANDA_SECRET}"` keeps it out of the repository) ' +
+    'and give the game the same: `{ secret = "…" }` as the third argument of start/startServer, or the environment variable LUAPANDA_SECRET.';
+  for (const port of ports) {
+    if (port.secret) continue;
+    if (port.asClient && !isLoopbackHost(port.ip ?? '127.0.0.1')) {
+      out.push(
+        `- ⚠ "${port.config}": the game listens on the network with no pairing secret. Our LuaPanda.lua refuses to ` +
+          "(it says so on stderr); told `{ insecure = true }`, or with upstream's LuaPanda.lua, anyone who reaches the port can run code in the game. " +
+          fix,
+      );
+    } else if (!port.asClient && !isLoopbackHost(port.host)) {
+      out.push(
+        `- ⚠ "${port.config}": VS Code listens on ${describeListenHost(port.host)} with no pairing secret: any program that reaches the port is taken for the game. ` +
+          fix,
+      );
+    }
+  }
+  return out;
 }
 
 /** The first variable of each configuration that only VS Code resolves (as `luapanda-mcp` sees it). */
@@ -205,6 +236,7 @@ export function renderReport(facts: DoctorFacts): string {
       out.push(`- "${port.config}": port ${port.port} cannot be checked (permissions?).`);
     }
   }
+  out.push(...pairingWarnings(facts.ports));
   const loopbackOnly = facts.ports.filter((p) => !p.asClient && isLoopbackHost(p.host));
   out.push(
     `- A game on another machine or a phone must use this machine's address (${facts.lanAddresses.join(', ') || 'no LAN address found'}) instead of 127.0.0.1, ` +

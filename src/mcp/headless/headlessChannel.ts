@@ -72,7 +72,9 @@ export class HeadlessChannel extends ChannelEventSource implements DebugChannel 
     options: StartOptions,
     parentId: string | undefined,
   ): Promise<DebugSessionPort> {
-    const resolved = resolveVariables(config, this.options.workspaceFolder);
+    const resolved = withSecretFromEnvironment(
+      resolveVariables(config, this.options.workspaceFolder),
+    );
     const adapter = this.options.createAdapter(resolved.type);
     if (!adapter) {
       throw new Error(
@@ -232,4 +234,14 @@ export class HeadlessChannel extends ChannelEventSource implements DebugChannel 
     session.adapter.dispose();
     this.emitter.emit('ended', session);
   }
+}
+
+/**
+ * The headless server's own environment gives a `luapanda` configuration its pairing secret
+ * (LUAPANDA_SECRET, the variable the game's runtime reads too) when launch.json names none.
+ */
+function withSecretFromEnvironment(config: LaunchConfiguration): LaunchConfiguration {
+  const secret = process.env.LUAPANDA_SECRET;
+  if (config.type !== 'luapanda' || config.connectionSecret !== undefined || !secret) return config;
+  return { ...config, connectionSecret: secret };
 }

@@ -36,14 +36,22 @@ export function describeListenHost(host: string): string {
 
 /**
  * The one line said when the debug port is reachable from beyond this machine, or undefined for
- * loopback (nothing worth a word).
+ * loopback (nothing worth a word): who can connect, and whether they must prove the secret.
  */
-export function exposureNotice(host: string, port: number): string | undefined {
+export function exposureNotice(host: string, port: number, secured = false): string | undefined {
   if (isLoopbackHost(host)) return undefined;
   return (
-    `The debug port ${port} listens on ${describeListenHost(host)} ("connectionHost"). ` +
-    'Use "127.0.0.1" when the game runs on this machine.'
+    `The debug port ${port} listens on ${describeListenHost(host)} ("connectionHost"); ` +
+    pairingClause(secured) +
+    ' Use "127.0.0.1" when the game runs on this machine.'
   );
+}
+
+/** Whether a program that reaches a port open to the network must prove the pairing secret. */
+export function pairingClause(secured: boolean): string {
+  return secured
+    ? 'only a game that proves the pairing secret ("connectionSecret") is accepted.'
+    : 'without "connectionSecret" any program that reaches it is taken for the game.';
 }
 
 /** The address a program started on this machine connects to, to reach a listener on `host`. */

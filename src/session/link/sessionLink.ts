@@ -20,6 +20,7 @@ import {
 import type { Connector } from './connectors';
 import { SessionError, sessionErrors, toSessionError } from '../errors';
 import { handshakeFor } from './handshakeSettings';
+import { pairedHandshake } from './pairingHandshake';
 import type { StateMachine } from '../state';
 import type { SessionConnection, SessionSettings } from '../types';
 
@@ -113,10 +114,12 @@ export class SessionLink {
       } catch (error) {
         const failure = toSessionError(error, 'no-connection');
         // A link that dies before the handshake is a failed attempt (a game that listens may
-        // close a connection it did not accept in time): try again while time remains.
+        // close a connection it did not accept in time), and a peer that failed the pairing is a
+        // stranger (its connection is closed): try again while time remains.
+        const pairingFailed = failure.code === 'pairing-failed';
+        if (pairingFailed) this.hooks.notice(`${failure.message}\n`);
         const retry =
-          failure.code === 'handshake-failed' &&
-          connection?.closed === true &&
+          ((failure.code === 'handshake-failed' && connection?.closed === true) || pairingFailed) &&
           connector.canReconnect &&
           (deadline === undefined || Date.now() < deadline) &&
           this.hooks.machine.is('Starting');
@@ -127,7 +130,7 @@ export class SessionLink {
         // A program that connected and died in the handshake is the news, not the wait after it.
         throw failure.code === 'no-connection' && lostHandshake
           ? new SessionError(
-              'handshake-failed',
+              lostHandshake.code,
               `${lostHandshake.message} No program completed the handshake after it ` +
                 `(${failure.message})`,
             )
@@ -236,6 +239,9 @@ export async function greetGame(
   connection: SessionConnection,
   settings: SessionSettings,
 ): Promise<ReplyInfo<'initSuccess'>> {
+  if (settings.connectionSecret !== undefined) {
+    return pairedHandshake(connection, settings, settings.connectionSecret);
+  }
   let reply: ReplyInfo<'initSuccess'>;
   try {
     reply = await connection.request('initSuccess', handshakeFor(settings), {
