@@ -49,7 +49,7 @@ for _, m in ipairs({ compat, json, paths, breakpoints, hook, stack, variables, e
   require("luapanda.hookchain"), require("luapanda.hookjit"), require("luapanda.bprules"),
   require("luapanda.preview"), require("luapanda.classnames"), require("luapanda.jitwake"),
   require("luapanda.threadscan"), require("luapanda.enginecatch"), require("luapanda.sha256"), pairing,
-  linemap }) do
+  require("luapanda.idlepoll"), linemap }) do
   registerOwn(m)
 end
 breakpoints.addOwnSource(debug.getinfo(1, "S").source)
@@ -260,6 +260,7 @@ function M.getInfo()
     .. ")"
   lines[#lines + 1] = "thread hook: " .. hook.describeCurrent()
   lines[#lines + 1] = native.describe()
+  lines[#lines + 1] = require("luapanda.idlepoll").describe()
   lines[#lines + 1] = "breakpoints: " .. breakpoints.count()
   for _, l in ipairs(breakpoints.describe()) do lines[#lines + 1] = "  " .. l end
   -- The bundle compiles some modules on first use; asking one to describe itself would compile it.
@@ -301,6 +302,7 @@ function M.doctor()
   end
   lines[#lines + 1] = "upstream C hook library (libpdebug): not used"
   lines[#lines + 1] = native.describe()
+  lines[#lines + 1] = require("luapanda.idlepoll").describe()
   local info = debug.getinfo(1, "S")
   lines[#lines + 1] = "runtime source: " .. tostring(info.source)
   return table.concat(lines, "\n")

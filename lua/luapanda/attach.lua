@@ -14,6 +14,7 @@ local coroutines = require("luapanda.coroutines")
 local exceptions = require("luapanda.exceptions")
 local patches = require("luapanda.patches")
 local wakeup = require("luapanda.wakeup")
+local idlepoll = require("luapanda.idlepoll")
 local proghooks = require("luapanda.proghooks")
 local jitview = require("luapanda.jitview")
 local conditions = require("luapanda.conditions")
@@ -64,11 +65,13 @@ end
 
 --- While unattached, the native accelerator's wake timer makes the program poll every interval,
 --- whatever it does (without it: the garbage-collection heartbeat and LuaPanda.tick()).
+--- Without it, on Lua 5.1, an adaptive count hook on the main thread (idlepoll.lua).
 local function wakeWhileUnattached()
   if M.attachMode and not link.current() then
-    native.wake(M.interval())
+    if not native.wake(M.interval()) then idlepoll.start(state.settings) end
   else
     native.unwake()
+    idlepoll.stop()
   end
 end
 
@@ -169,7 +172,11 @@ end
 
 --- After the one-shot hook ran (it replaced this thread's hooks): the runtime's own hooks back.
 function M.afterSafePoint()
-  if link.current() then hookmode.update() end
+  if link.current() then
+    hookmode.update()
+  else
+    wakeWhileUnattached() -- (Lua 5.1: the count hook back where the program's own hook was)
+  end
 end
 
 -- The handshake -------------------------------------------------------------------------------
@@ -269,6 +276,7 @@ function M.tryAttach(acceptTimeout, connectTimeout)
   if not l then return false end
   link.set(l)
   native.unwake()
+  idlepoll.stop()
   M.handshaking = true
   local wasInside = hook.setInside(true)
   local ok, result = pcall(handshake, l)
@@ -300,6 +308,9 @@ function M.connect(mode, host, port)
   wakeup.init({ isDue = M.isDue, onSafePoint = M.onSafePoint, afterSafePoint = M.afterSafePoint,
     isInside = hook.isInside, isOwnSource = breakpoints.isOwnSource, isOurs = hook.isOurs })
   wakeup.start()
+  idlepoll.init({ isDue = M.isDue, onSafePoint = M.onSafePoint, afterSafePoint = M.afterSafePoint,
+    isInside = hook.isInside, isOwnSource = breakpoints.isOwnSource,
+    clock = function() return state.clock() end })
   -- start()'s own attempt may wait longer on this machine's loopback: nobody listening answers at
   -- once there (no cost without an IDE), and a busy machine may take a while to complete a
   -- connect. Retries and remote hosts keep the short timeout (a host that drops the attempt
@@ -317,6 +328,7 @@ function M.stopAttach()
   if link.current() then M.disconnect("stopAttach") end
   wakeup.stop()
   native.unwake()
+  idlepoll.stop()
   jitwake.stop(native.module())
   native.detach()
   if serverSocket then pcall(serverSocket.close, serverSocket) serverSocket = nil end

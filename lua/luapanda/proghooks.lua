@@ -97,14 +97,18 @@ end
 --- record call passed one argument more (the private thread) when the program passed none.
 local function raiseArgError(message, shifted)
   if type(message) ~= "string" then error(message, 0) end
-  -- 1 here, 2 sethook (behind a C function of its own, one more), then the program's call.
+  -- 1 here, 2 sethook (behind a C function of its own, one more: the name the program's call
+  -- gave it is that level's), then the program's caller.
   local extra = patches.extraLevels()
-  local info = getinfo(3 + extra, "n")
+  local info = getinfo(2 + extra, "n")
   local name = (info and info.name) or (not compat.is51 and "debug.sethook") or "?"
+  -- (The original was called from the runtime's Lua code, whose position its message names: the
+  -- program's call gets the position of its own caller from error() below instead.)
+  message = string.gsub(message, "^[^\n]-:%d+: (bad argument)", "%1")
   message = string.gsub(message, "^bad argument #(%d+) to '[^']*'", function(n)
     return "bad argument #" .. (shifted and tonumber(n) - 1 or n) .. " to '" .. name .. "'"
   end)
-  error(message, 4 + extra)
+  error(message, 3 + extra)
 end
 
 --- Whether LuaJIT's debug.sethook accepts these arguments (it checks before it acts).

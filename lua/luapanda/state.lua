@@ -32,6 +32,9 @@ M.settings = {
                                -- picks per thread whichever costs less (hookchoice.lua)
   customGetSocketInstance = nil,
   stoppedProbeSec = 10,        -- while stopped and the IDE says nothing, check the link this often
+  idleCountHook = true,        -- Lua 5.1 without the accelerator, while no IDE is attached: a
+                               -- count hook on the main thread tries to attach a few times a
+                               -- second however little the game allocates (idlepoll.lua)
   tickPollSec = 0.05,          -- LuaPanda.tick() reads the IDE's commands at most this often
 }
 

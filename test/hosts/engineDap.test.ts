@@ -4,8 +4,9 @@
  * attach starts later, and the game is reached on its own (the accelerator's wake timer: no
  * `tick()` in the game). A breakpoint in a module Update calls from C stops with the names the
  * code gives; the error only the engine catches stops at its line (Lua 5.1-5.4); after detach the
- * frames go on. Hosts with the accelerator only: without it an engine-shaped game that never calls
- * `tick()` is not reached in a bounded time (README, "A game that is already running").
+ * frames go on. Hosts with the accelerator, and Lua 5.1 without it (its count hook while no IDE is
+ * attached): elsewhere without it an engine-shaped game that never calls `tick()` is not reached
+ * in a bounded time (README, "A game that is already running").
  */
 import { strict as assert } from 'node:assert';
 import { engineHostVariants, startEngine } from '../harness/engineHost';
@@ -29,6 +30,37 @@ describe('engine hosts: attached later through the debug adapter', function () {
     await engine?.exited;
     engine = undefined;
   });
+
+  // Lua 5.1 without the accelerator: its count hook while unattached (idlepoll.lua) reaches the
+  // game, and again after a detach.
+  for (const host of engineHostVariants().hosts.filter((h) => h.host === 'lua5.1' && !h.native)) {
+    it(`${host.label}: a running game is reached by its count hook, stops at a breakpoint, and again after a detach`, async () => {
+      const port = await freePort();
+      engine = startEngine(host, { root: game.dir, bootArgs: [String(port)] });
+      await engine.waitForOutput(/^\[lua\] frame 2: /m);
+      const attach = (dap: DapTest) =>
+        dap.start(
+          'attach',
+          { connectionPort: port, cwd: game.dir },
+          { breakpoints: { [PLAYER]: [{ line: MOVE }] } },
+        );
+      for (const round of [1, 2]) {
+        const dap = round === 1 ? t : await new DapTest().open();
+        try {
+          await attach(dap);
+          const stop = await dap.stoppedAt('breakpoint', PLAYER, MOVE);
+          assert.equal(stop.top.name, 'Player:move', `attach ${round}`);
+          await dap.dc.setBreakpointsRequest({ source: { path: PLAYER }, breakpoints: [] });
+          await dap.dc.disconnectRequest({});
+        } finally {
+          if (round === 2) await dap.close();
+        }
+        const frames = (engine.stdout.match(/^\[lua\] frame \d+: /gm) ?? []).length;
+        await engine.waitForOutput(new RegExp(`^\\[lua\\] frame ${frames + 3}: `, 'm'));
+      }
+      assert.equal(engine.hasExited, false, 'the game runs until it is closed');
+    });
+  }
 
   for (const host of engineHostVariants().hosts.filter((h) => h.native)) {
     const errorStop = host.isLuaJIT ? '' : ' and at the engine-caught error';
