@@ -59,6 +59,11 @@
 ---@field customGetSocketInstance? fun(): LuaPanda.Socket
 ---While stopped and the IDE says nothing, check the link this often (default 10).
 ---@field stoppedProbeSec number
+---Lua 5.1 without the native accelerator, while no IDE is attached: a count hook on the main
+---thread (nearly free in Lua 5.1) tries to attach a few times a second, so that a running game is
+---reached without `tick()`. Hidden from `debug.gethook`; it steps aside for good once the program
+---sets a debug hook of its own. Set false before `start()` to turn it off (default true).
+---@field idleCountHook boolean
 ---`LuaPanda.tick()` reads the IDE's commands at most this often while attached (default 0.05).
 ---@field tickPollSec number
 

@@ -40,6 +40,7 @@ const EXPECTED_OPS: Record<string, string> = {
   'Lua 5.2': 'bit32',
   'Lua 5.3': 'integer',
   'Lua 5.4': 'integer',
+  'Lua 5.5': 'integer',
 };
 
 for (const lua of luaInterpreters()) {
