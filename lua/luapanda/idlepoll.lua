@@ -2,10 +2,12 @@
 -- the main thread reaches the safe point a few times a second however little the game allocates
 -- (an engine that calls Lua from C every frame and never calls tick()). Lua 5.1's VM pays a count
 -- hook with one decrement per instruction (5.2+ call a function per instruction once any hook is
--- set, and LuaJIT's compiled code counts nothing), and the period adapts to the game: it doubles
--- while the hook comes more often than PERIOD / 2 and halves while it comes less often than
--- PERIOD * 2, so a busy game sees about 1 / PERIOD calls a second and an idle one is reached within
--- about PERIOD. Invisible to the program, like the one-shot hook (wakeup.lua): debug.gethook
+-- set, and LuaJIT's compiled code counts nothing), and the period adapts to the game: when the hook
+-- comes sooner than PERIOD / 2 or later than PERIOD * 2, the count is scaled in one step by
+-- PERIOD / elapsed (growth capped at MAX_GROWTH a firing, so a clock too coarse to see the time
+-- pass cannot jump to MAX_COUNT at once), so a busy game sees about 1 / PERIOD calls a second and an
+-- idle one is reached within about PERIOD. It starts at START_COUNT, low, because an idle engine
+-- may run only a few thousand instructions a second: halving from a high count took seconds. Invisible to the program, like the one-shot hook (wakeup.lua): debug.gethook
 -- answers as if no hook were set; a hook the program sets replaces ours (and clearing it brings
 -- ours back); coroutines are created while ours is off, so they inherit no hook — Lua 5.1 copies
 -- the creator's hook into a new thread, and a hook table entry left by a dead thread at the same
@@ -18,17 +20,21 @@ local M = {}
 
 local realSethook, realGethook = debug.sethook, debug.gethook
 local realCreate, realWrap = coroutine.create, coroutine.wrap
-local running, getinfo, floor = coroutine.running, debug.getinfo, math.floor
+local running, getinfo, frexp = coroutine.running, debug.getinfo, math.frexp
 
 local PERIOD = 0.1      -- seconds between two calls of the hook, aimed at
-local MIN_COUNT = 100   -- instructions: an idle game's few instructions a frame still poll
+-- Counts are powers of two, so the few a long session uses are remembered (usedCounts) in a table
+-- of at most 24 entries however often the game's pace changes.
+local MIN_COUNT = 128   -- instructions: an idle game's few instructions a frame still poll
 local MAX_COUNT = 2 ^ 30
+local START_COUNT = 1024
+local MAX_GROWTH = 64   -- a busy game reaches its period in a few firings (1024 * 64^3 = 2^28)
 
 -- Set by M.init (attach.lua): isDue(), onSafePoint(), afterSafePoint(), isInside(),
 -- isOwnSource(source), and clock() (seconds).
 local host = nil
 local active = false
-local count = 10000
+local count = START_COUNT
 local last = 0
 -- Every count the hook was set with: a thread made by an original coroutine.create the program
 -- kept from before start() inherits our count without our function (see M.gethook).
@@ -54,10 +60,13 @@ idleHook = function()
   local elapsed = now - last
   last = now
   local next = count
-  if elapsed < PERIOD / 2 then
-    next = count < MAX_COUNT and count * 2 or count
-  elseif elapsed > PERIOD * 2 then
-    next = count > MIN_COUNT and floor(count / 2) or count
+  if elapsed < PERIOD / 2 or elapsed > PERIOD * 2 then
+    local scaled = elapsed > 0 and count * PERIOD / elapsed or count * MAX_GROWTH
+    if scaled > count * MAX_GROWTH then scaled = count * MAX_GROWTH end
+    if scaled > MAX_COUNT then scaled = MAX_COUNT end
+    if scaled < MIN_COUNT then scaled = MIN_COUNT end
+    local mantissa, exponent = frexp(scaled) -- scaled = mantissa * 2^exponent, 0.5 <= mantissa < 1
+    next = 2 ^ (mantissa >= 0.7071 and exponent or exponent - 1)
   end
   if next ~= count then
     count = next

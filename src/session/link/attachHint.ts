@@ -21,7 +21,7 @@ export function slowAttachHint(port: number, dialing = false): string {
     `No game yet after ${ATTACH_HINT_AFTER_MS / 1000} s. If the game has not called ${call} ` +
     'yet, it connects as soon as it does. If it is already running, it tries again whenever ' +
     'its Lua code gives the runtime a chance: every 0.25 s (1 s across machines) with the native accelerator on Linux ' +
-    "(luapanda_native<version> on the game's package.cpath), within seconds on Lua 5.1 " +
+    "(luapanda_native<version> on the game's package.cpath), within about 0.3 s on Lua 5.1 " +
     '(a count hook), otherwise only at its next ' +
     'LuaPanda.tick() or garbage-collection cycle — a game that allocates little and never calls ' +
     'LuaPanda.tick() may take minutes. Fix: call require("LuaPanda").tick() once per frame (see ' +
