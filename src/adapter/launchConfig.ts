@@ -45,6 +45,8 @@ const common = {
   connectionTimeout: z.number().positive().optional(),
   /** Ours: the pairing secret the game and the debugger both prove (the game's `secret` option). */
   connectionSecret: z.string().optional(),
+  /** Ours: listen beyond loopback without a pairing secret (any program is taken for the game). */
+  connectionInsecure: z.boolean().optional(),
   /** Ours: seconds to wait for each reply of the Lua side (default 10). */
   requestTimeout: z.number().positive().optional(),
   /** Ours: trace what crosses the debugger's boundaries: true (every tag) or a list of tags. */

@@ -62,6 +62,7 @@ import { claimGame, gameTitle, offeredGameId } from './gameHandoff';
 import { GameHub } from './gameHub';
 import { HOT_RELOAD_REQUEST, parseHotReloadArguments } from './hotReloadRequest';
 import { findRuntimeDir } from './runtimeLocation';
+import { assertPairedExposure } from './exposureGuard';
 import {
   dapBreakpoint,
   dapFunctionBreakpoint,
@@ -194,6 +195,7 @@ export class LuaDebugSession extends LoggingDebugSession {
   ): Promise<void> {
     await this.respondToStart(response, async () => {
       const args: LaunchArguments = parseArguments(launchArgumentsSchema, raw);
+      assertPairedExposure(args);
       const session = this.createSession(toSessionSettings(args), args.trace, raw);
       await this.waitForConfiguration();
       const cwd = session.settings.cwd;
@@ -250,6 +252,7 @@ export class LuaDebugSession extends LoggingDebugSession {
     }
     await this.respondToStart(response, async () => {
       const args: AttachArguments = parseArguments(attachArgumentsSchema, raw);
+      assertPairedExposure(args);
       const childSessions = this.options.gamesInChildSessions !== false;
       if (this.clientStartsSessions && childSessions && !args.VSCodeAsClient) {
         await this.attachAsHub(args, raw);

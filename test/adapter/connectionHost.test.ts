@@ -2,7 +2,9 @@
 // out-of-process adapter: by default on 127.0.0.1 only — a connection to this machine's network
 // address is refused while a game on this machine attaches — and with "0.0.0.0" on every
 // interface, where a game that connects through the network address is debugged and the Debug
-// Console says once that the port is open to the network. Launch listens the same way.
+// Console says once that the port is open to the network. Launch listens the same way. Beyond
+// loopback without a pairing secret the adapter refuses unless the configuration says
+// "connectionInsecure" (the pairing itself is tested in pairing.test.ts).
 import * as assert from 'node:assert/strict';
 import * as net from 'node:net';
 import * as os from 'node:os';
@@ -17,6 +19,7 @@ import {
   isLoopbackHost,
   localAddressOf,
 } from '../../src/session/link/listenHost';
+import { unpairedExposure } from '../../src/adapter/exposureGuard';
 
 const RUNTIME_DIR = path.join(REPO_ROOT, 'dist', 'lua');
 const PROGRESS = { client: { supportsProgressReporting: true } };
@@ -93,7 +96,12 @@ describe('connectionHost: where the debug port listens', () => {
       const waiting = t.waitForOutput(/Waiting for a Lua program/);
       await t.start(
         'attach',
-        { connectionPort: port, cwd: path.dirname(file), connectionHost: '0.0.0.0' },
+        {
+          connectionPort: port,
+          cwd: path.dirname(file),
+          connectionHost: '0.0.0.0',
+          connectionInsecure: true,
+        },
         { ...PROGRESS, breakpoints: { [file]: [{ line: 7 }] } },
       );
       await waiting;
@@ -119,7 +127,7 @@ describe('connectionHost: where the debug port listens', () => {
       await t.launch(
         lua.command,
         program,
-        { connectionHost: address },
+        { connectionHost: address, connectionInsecure: true },
         { breakpoints: { [program]: [{ line: 8 }] } },
       );
       // The program connected to the address it was given, not to 127.0.0.1.
@@ -129,9 +137,38 @@ describe('connectionHost: where the debug port listens', () => {
       assert.match(said[0].text, /other machines on that network can connect/);
     });
 
+    it('refuses to listen beyond loopback without a pairing secret, unless told connectionInsecure', async () => {
+      const port = await freePort();
+      await assert.rejects(
+        t.start('attach', { connectionPort: port, connectionHost: '0.0.0.0' }),
+        /Will not listen on "0\.0\.0\.0" \("connectionHost": every interface .*\) without a pairing secret: .*"connectionInsecure": true/,
+      );
+      // Nothing listens: the refusal came before the port was opened.
+      assert.equal(await tryConnect('127.0.0.1', port), 'ECONNREFUSED');
+      for (const host of ['127.0.0.1', 'localhost', '::1']) {
+        assert.equal(unpairedExposure({ connectionHost: host }), undefined, host);
+      }
+      assert.equal(
+        unpairedExposure({ connectionHost: '0.0.0.0', connectionSecret: 's' }),
+        undefined,
+      );
+      assert.equal(
+        unpairedExposure({ connectionHost: '0.0.0.0', VSCodeAsClient: true }),
+        undefined,
+      );
+      assert.match(
+        unpairedExposure({ connectionHost: '192.168.1.5', connectionSecret: '' }) ?? '',
+        /192\.168\.1\.5/,
+      );
+    });
+
     it('names an address this machine does not have', async () => {
       await assert.rejects(
-        t.start('attach', { connectionPort: await freePort(), connectionHost: '203.0.113.7' }),
+        t.start('attach', {
+          connectionPort: await freePort(),
+          connectionHost: '203.0.113.7',
+          connectionSecret: 'a secret',
+        }),
         /Cannot listen on "203\.0\.113\.7" \("connectionHost"\): it is not an address of this machine/,
       );
     });

@@ -243,7 +243,10 @@ describe('extension: doctor', () => {
         },
       ],
     });
-    assert.match(report, /⚠ "phone": VS Code listens on every interface .* with no pairing secret/);
+    assert.match(
+      report,
+      /⚠ "phone": VS Code is to listen on every interface .* with no pairing secret: it refuses to/,
+    );
     assert.match(report, /⚠ "device": the game listens on the network with no pairing secret/);
     assert.match(report, /Set `"connectionSecret"`/);
     assert.doesNotMatch(report, /"paired": the game listens/);

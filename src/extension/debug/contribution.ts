@@ -32,6 +32,9 @@ export const ATTRIBUTE_DESCRIPTIONS: Record<string, string> = {
     '(require("LuaPanda").start(host, port, { secret = "…" }), startServer likewise, or the ' +
     'environment variable LUAPANDA_SECRET), and each side proves it knows it without sending it. ' +
     'Keep it out of the repository: "${env:LUAPANDA_SECRET}" reads it from the environment.',
+  connectionInsecure:
+    'Listen beyond this machine ("connectionHost" not loopback) without "connectionSecret": any ' +
+    'program that reaches the port is taken for the game. Without it, VS Code refuses to listen so.',
   connectionIP: 'With VSCodeAsClient: the address of the device or machine that runs the game.',
   VSCodeAsClient:
     'VS Code connects to the game (which listens) instead of waiting for the game to connect.',

@@ -151,7 +151,7 @@ function pairingWarnings(ports: readonly PortFact[]): string[] {
       );
     } else if (!port.asClient && !isLoopbackHost(port.host)) {
       out.push(
-        `- ⚠ "${port.config}": VS Code listens on ${describeListenHost(port.host)} with no pairing secret: any program that reaches the port is taken for the game. ` +
+        `- ⚠ "${port.config}": VS Code is to listen on ${describeListenHost(port.host)} with no pairing secret: it refuses to (the session ends with a message) unless the configuration says \`"connectionInsecure": true\`, and then any program that reaches the port is taken for the game. ` +
           fix,
       );
     }
