@@ -186,6 +186,10 @@ async function resume(
   timeoutSeconds: number | undefined,
   extras: CallExtras,
 ): Promise<ToolResult> {
+  if (command === 'continue') {
+    const waiting = keepWaiting(context, sessionId, timeoutSeconds, extras);
+    if (waiting) return waiting;
+  }
   const found = findStoppedSession(context, sessionId);
   if ('failure' in found) return found.failure;
   const { session } = found;
@@ -210,6 +214,37 @@ async function resume(
     if (e instanceof WaitEnded) return waitEndedResult(e, deadline);
     return error('debugger-error', messageOf(e));
   }
+}
+
+/**
+ * continue_debugging on a program that already runs (a wait that ended at its deadline, or a
+ * start still waiting for its game): the timeout result tells the agent to call it again to keep
+ * waiting, so it waits for the next stop or the end, sending nothing. Undefined when the session
+ * is stopped (resume it) or missing (resume says so).
+ */
+function keepWaiting(
+  context: ToolContext,
+  sessionId: string | undefined,
+  timeoutSeconds: number | undefined,
+  extras: CallExtras,
+): Promise<ToolResult> | undefined {
+  const found = findSession(context, sessionId);
+  if ('failure' in found) return undefined;
+  const state = context.monitor.state(found.session.id);
+  if (state !== 'Running' && state !== 'Starting') return undefined;
+  // (No await between the state read and the mark: a stop cannot fall between them.)
+  const mark = context.monitor.mark();
+  const deadline = deadlineFor(context, timeoutSeconds, extras);
+  return awaitStop(
+    context,
+    found.session,
+    mark,
+    deadline,
+    extras,
+    'waiting for the next stop or the end…',
+  ).catch((e: unknown) =>
+    e instanceof WaitEnded ? waitEndedResult(e, deadline) : error('debugger-error', messageOf(e)),
+  );
 }
 
 /**

@@ -1,0 +1,168 @@
+/**
+ * The game held in a loop LuaJIT compiles (test/scenarios/engineJit), driven by an agent through
+ * the MCP tools (headless luapanda-mcp, the SDK's client, real TCP), as engineCompiledLoop.test.ts
+ * drives it through the debug adapter: the game runs in a C engine host first with nobody
+ * listening, its frame enters a long loop with no call, no allocation and no `tick()`, and only
+ * then does the agent start the attach configuration. Two pauses, a hot reload of the loop's module
+ * and a breakpoint set while the loop runs are each answered inside the loop — a timeout result
+ * tells the agent to call continue_debugging again to keep waiting, and on the running program it
+ * does — and after stop_debugging the frames go on with the reloaded code. Hosts with the
+ * accelerator only, as in the adapter's test.
+ */
+import { strict as assert } from 'node:assert';
+import * as fs from 'node:fs/promises';
+import * as path from 'node:path';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { engineHostVariants, startEngine } from '../harness/engineHost';
+import { LuaProcess } from '../harness/luaProcess';
+import { quietPort } from '../harness/ports';
+import { scenario } from '../harness/scenario';
+import {
+  HeadlessFixture,
+  ToolCallResult,
+  callTool,
+  makeWorkspace,
+  stopDataOf,
+} from '../mcp/headlessFixture';
+
+const game = scenario('engineJit');
+const SETTLE = game.line('game/physics.lua', 'settle');
+/** The settle loop's lines: its `while` test, its body, where a pause may land. */
+const SETTLE_LOOP = [SETTLE - 1, SETTLE, SETTLE + 1];
+
+interface StopData {
+  reason: string;
+  thread_id: number;
+  line: number | null;
+  call_stack: { frame_id: number; function_name: string }[];
+  top_frame_variables: { variables: { name: string; value: string }[] } | null;
+}
+
+function energies(stdout: string): number[] {
+  return [...stdout.matchAll(/^\[lua\] frame \d+: energy (\d+\.\d+)$/gm)].map((m) => Number(m[1]));
+}
+
+describe('engine hosts: a game held in a compiled loop, driven by an agent', function () {
+  this.timeout(60_000);
+  let fixture: HeadlessFixture | undefined;
+  let client: Client;
+  let engine: LuaProcess | undefined;
+
+  afterEach(async () => {
+    engine?.kill();
+    await engine?.exited;
+    await fixture?.close();
+    engine = undefined;
+    fixture = undefined;
+  });
+
+  const call = (name: string, args: Record<string, unknown> = {}) =>
+    callTool(client, name, args) as Promise<ToolCallResult>;
+
+  for (const host of engineHostVariants().hosts.filter((h) => h.native)) {
+    const loop = host.isLuaJIT ? 'compiled loop' : 'long loop';
+    it(`${host.label}: pause, hot_reload_file and a breakpoint set while it runs are answered inside the ${loop}`, async () => {
+      const port = await quietPort();
+      const workspace = await makeWorkspace({}, [
+        {
+          type: 'luapanda',
+          request: 'attach',
+          name: 'engine game',
+          connectionPort: port,
+          cwd: '${workspaceFolder}',
+        },
+      ]);
+      await fs.cp(game.dir, workspace, { recursive: true });
+      const physics = path.join(workspace, 'game', 'physics.lua');
+      fixture = await HeadlessFixture.start(workspace);
+      client = await fixture.connect();
+      engine = startEngine(host, { root: workspace, bootArgs: [String(port)] });
+      const settling = /^\[lua\] settling \(traces so far: (\d+)\)$/m;
+      await engine.waitForOutput(settling);
+      if (host.isLuaJIT) {
+        const traces = Number(settling.exec(engine.stdout)?.[1]);
+        assert.ok(traces > 0, `LuaJIT compiled the game's loops before the attach: ${traces}`);
+      }
+
+      // No breakpoint: the start ends at its deadline with the game attached and running.
+      const started = await call('start_debugging', {
+        configuration_name: 'engine game',
+        timeout_seconds: 3,
+      });
+      assert.equal(started.status, 'timeout', JSON.stringify(started));
+      assert.equal((await call('get_debug_state')).state, 'Running');
+      assert.doesNotMatch(engine.stdout, /settled/, 'the frame was still in the loop');
+
+      let threadId = 1;
+      for (const round of [1, 2]) {
+        const paused = stopDataOf<StopData>(await call('pause_debugging', { timeout_seconds: 10 }));
+        assert.equal(paused.reason, 'pause');
+        assert.ok(SETTLE_LOOP.includes(paused.line ?? 0), `pause ${round} on line ${paused.line}`);
+        assert.equal(paused.call_stack[0]?.function_name, 'physics.settle');
+        threadId = paused.thread_id;
+        const resumed = await call('continue_debugging', {
+          thread_id: threadId,
+          timeout_seconds: 1,
+        });
+        assert.equal(resumed.status, 'timeout', JSON.stringify(resumed));
+        assert.match(String(resumed.message), /continue_debugging again to keep waiting/);
+        // Called again on the running game, as the message says: it keeps waiting (no error).
+        const again = await call('continue_debugging', {
+          thread_id: threadId,
+          timeout_seconds: 0.5,
+        });
+        assert.equal(again.status, 'timeout', JSON.stringify(again));
+      }
+
+      // Reloaded while the loop runs: simulate's next call (next frame) runs the new code.
+      const text = await fs.readFile(physics, 'utf8');
+      const changed = text.replace('GRAVITY * dt * 1e-3', 'GRAVITY * dt * 2e-3');
+      assert.notEqual(changed, text);
+      await fs.writeFile(physics, changed);
+      const reloaded = await call('hot_reload_file', { file_path: physics });
+      assert.equal(reloaded.status, 'success', JSON.stringify(reloaded));
+      assert.ok(
+        (reloaded.replaced as { name: string }[]).some((e) => /simulate$/.test(e.name)),
+        JSON.stringify(reloaded),
+      );
+
+      // A breakpoint set while the loop runs; continue_debugging on the running game waits for it.
+      const set = await call('set_breakpoint', { file_path: physics, line_number: SETTLE });
+      assert.equal(set.status, 'success', JSON.stringify(set));
+      const hit = stopDataOf<StopData>(
+        await call('continue_debugging', { thread_id: threadId, timeout_seconds: 20 }),
+      );
+      assert.equal(hit.reason, 'breakpoint');
+      assert.equal(hit.line, SETTLE);
+      const steps = hit.top_frame_variables?.variables.find((v) => v.name === 'steps');
+      assert.ok(Number(steps?.value) > 0, JSON.stringify(hit.top_frame_variables));
+
+      const evaluated = await call('evaluate_expression', {
+        expression: 'Settling = false',
+        frame_id: hit.call_stack[0].frame_id,
+        context: 'repl',
+      });
+      assert.equal(evaluated.status, 'success', JSON.stringify(evaluated));
+      assert.equal((await call('remove_breakpoint', { clear_all: true })).status, 'success');
+      const out = await call('continue_debugging', {
+        thread_id: hit.thread_id,
+        timeout_seconds: 1,
+      });
+      assert.equal(out.status, 'timeout', JSON.stringify(out));
+      await engine.waitForOutput(/^\[lua\] frame 5: /m);
+      assert.equal((await call('stop_debugging')).status, 'success');
+
+      const frames = (engine.stdout.match(/^\[lua\] frame \d+: /gm) ?? []).length;
+      await engine.waitForOutput(new RegExp(`^\\[lua\\] frame ${frames + 3}: `, 'm'));
+      assert.equal(engine.hasExited, false, 'the game runs until it is closed');
+      assert.match(engine.stdout, /^\[lua\] settled after many steps$/m);
+      // Frames 1-3 ran the old simulate, every frame after the loop the reloaded one.
+      const [first, ...rest] = energies(engine.stdout);
+      assert.equal(first, 0.4905);
+      assert.ok(
+        rest.slice(2).every((e) => e === 0.981),
+        engine.stdout,
+      );
+    });
+  }
+});
