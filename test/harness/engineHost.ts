@@ -140,6 +140,29 @@ export function startEngine(host: EngineHost, options: EngineOptions): LuaProces
   });
 }
 
+/**
+ * For a describe block: the engines a test starts through `start` are killed after it, and their
+ * end awaited, before the block's later afterEach hooks (register it first) and the next test.
+ */
+export function useEngines(): {
+  start(host: EngineHost, options: EngineOptions): LuaProcess;
+} {
+  let started: LuaProcess[] = [];
+  afterEach(async () => {
+    const ending = started;
+    started = [];
+    for (const engine of ending) engine.kill();
+    await Promise.all(ending.map((engine) => engine.exited));
+  });
+  return {
+    start(host, options) {
+      const engine = startEngine(host, options);
+      started.push(engine);
+      return engine;
+    },
+  };
+}
+
 export interface EngineRun {
   readonly stdout: string;
   readonly stderr: string;

@@ -10,8 +10,7 @@
  * the method the next frame.
  */
 import { strict as assert } from 'node:assert';
-import { engineHostVariants, startEngine } from '../harness/engineHost';
-import { LuaProcess } from '../harness/luaProcess';
+import { engineHostVariants, useEngines } from '../harness/engineHost';
 import { scenario } from '../harness/scenario';
 import { TestIde } from '../harness/testIde';
 import { line, topOf } from '../runtime/helpers';
@@ -26,20 +25,17 @@ const HIT = game.line(PLAYER, 'hit');
 describe('engine hosts: the engine game attached from the boot script', function () {
   this.timeout(30_000);
   let ide: TestIde | undefined;
-  let engine: LuaProcess | undefined;
+  const engines = useEngines();
 
   afterEach(async () => {
-    engine?.kill();
-    await engine?.exited;
     await ide?.close();
-    engine = undefined;
     ide = undefined;
   });
 
   for (const host of engineHostVariants().hosts) {
     it(`${host.label}: stops in the module method Update calls from C, then runs on`, async () => {
       ide = await TestIde.start();
-      engine = startEngine(host, { root: game.dir, bootArgs: [String(ide.port)] });
+      const engine = engines.start(host, { root: game.dir, bootArgs: [String(ide.port)] });
       await ide.accept();
       await ide.handshake({ cwd: game.dir, waitConfigurationDone: true });
       const c = ide.connection;
@@ -75,7 +71,7 @@ describe('engine hosts: the engine game attached from the boot script', function
 
     it(`${host.label}: a function breakpoint on the module's local class, set in a running game`, async () => {
       ide = await TestIde.start();
-      engine = startEngine(host, { root: game.dir, bootArgs: [String(ide.port)] });
+      const engine = engines.start(host, { root: game.dir, bootArgs: [String(ide.port)] });
       await ide.accept();
       await ide.handshake({ cwd: game.dir, waitConfigurationDone: true });
       const c = ide.connection;

@@ -13,8 +13,7 @@ import type { DebugProtocol } from '@vscode/debugprotocol';
 import { strict as assert } from 'node:assert';
 import * as fs from 'node:fs';
 import type { HotReloadReport } from '../../src/session/hotReload';
-import { engineHostVariants, startEngine } from '../harness/engineHost';
-import { LuaProcess } from '../harness/luaProcess';
+import { engineHostVariants, useEngines } from '../harness/engineHost';
 import { scenario } from '../harness/scenario';
 import { freePort } from '../adapter/dapHarness';
 import { useDapTest } from '../adapter/useDapTest';
@@ -40,19 +39,13 @@ function energies(stdout: string): number[] {
 describe('engine hosts: a game held in a compiled loop, attached later', function () {
   this.timeout(60_000);
   const t = useDapTest();
-  let engine: LuaProcess | undefined;
-
-  afterEach(async () => {
-    engine?.kill();
-    await engine?.exited;
-    engine = undefined;
-  });
+  const engines = useEngines();
 
   for (const host of engineHostVariants().hosts.filter((h) => h.native)) {
     const loop = host.isLuaJIT ? 'compiled loop' : 'long loop';
     it(`${host.label}: attach, pause, hot reload and a new breakpoint are answered inside the ${loop}; detach lets it run on`, async () => {
       const port = await freePort();
-      engine = startEngine(host, { root: game.dir, bootArgs: [String(port)] });
+      const engine = engines.start(host, { root: game.dir, bootArgs: [String(port)] });
       const settling = /^\[lua\] settling \(traces so far: (\d+)\)$/m;
       await engine.waitForOutput(settling);
       if (host.isLuaJIT) {

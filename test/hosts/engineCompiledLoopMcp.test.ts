@@ -13,8 +13,7 @@ import { strict as assert } from 'node:assert';
 import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { engineHostVariants, startEngine } from '../harness/engineHost';
-import { LuaProcess } from '../harness/luaProcess';
+import { engineHostVariants, useEngines } from '../harness/engineHost';
 import { quietPort } from '../harness/ports';
 import { scenario } from '../harness/scenario';
 import {
@@ -46,13 +45,10 @@ describe('engine hosts: a game held in a compiled loop, driven by an agent', fun
   this.timeout(60_000);
   let fixture: HeadlessFixture | undefined;
   let client: Client;
-  let engine: LuaProcess | undefined;
+  const engines = useEngines();
 
   afterEach(async () => {
-    engine?.kill();
-    await engine?.exited;
     await fixture?.close();
-    engine = undefined;
     fixture = undefined;
   });
 
@@ -76,7 +72,7 @@ describe('engine hosts: a game held in a compiled loop, driven by an agent', fun
       const physics = path.join(workspace, 'game', 'physics.lua');
       fixture = await HeadlessFixture.start(workspace);
       client = await fixture.connect();
-      engine = startEngine(host, { root: workspace, bootArgs: [String(port)] });
+      const engine = engines.start(host, { root: workspace, bootArgs: [String(port)] });
       const settling = /^\[lua\] settling \(traces so far: (\d+)\)$/m;
       await engine.waitForOutput(settling);
       if (host.isLuaJIT) {

@@ -9,8 +9,7 @@
  * in a bounded time (README, "A game that is already running").
  */
 import { strict as assert } from 'node:assert';
-import { engineHostVariants, startEngine } from '../harness/engineHost';
-import { LuaProcess } from '../harness/luaProcess';
+import { engineHostVariants, useEngines } from '../harness/engineHost';
 import { scenario } from '../harness/scenario';
 import { DapTest, freePort } from '../adapter/dapHarness';
 import { useDapTest } from '../adapter/useDapTest';
@@ -23,20 +22,14 @@ const HIT = game.line('game/player.lua', 'hit');
 describe('engine hosts: attached later through the debug adapter', function () {
   this.timeout(40_000);
   const t = useDapTest();
-  let engine: LuaProcess | undefined;
-
-  afterEach(async () => {
-    engine?.kill();
-    await engine?.exited;
-    engine = undefined;
-  });
+  const engines = useEngines();
 
   // Lua 5.1 without the accelerator: its count hook while unattached (idlepoll.lua) reaches the
   // game, and again after a detach.
   for (const host of engineHostVariants().hosts.filter((h) => h.host === 'lua5.1' && !h.native)) {
     it(`${host.label}: a running game is reached by its count hook, stops at a breakpoint, and again after a detach`, async () => {
       const port = await freePort();
-      engine = startEngine(host, { root: game.dir, bootArgs: [String(port)] });
+      const engine = engines.start(host, { root: game.dir, bootArgs: [String(port)] });
       await engine.waitForOutput(/^\[lua\] frame 2: /m);
       const attach = (dap: DapTest) =>
         dap.start(
@@ -66,7 +59,7 @@ describe('engine hosts: attached later through the debug adapter', function () {
     const errorStop = host.isLuaJIT ? '' : ' and at the engine-caught error';
     it(`${host.label}: a running game is reached, stops at a breakpoint${errorStop}, and runs on after detach`, async () => {
       const port = await freePort();
-      engine = startEngine(host, { root: game.dir, bootArgs: [String(port)] });
+      const engine = engines.start(host, { root: game.dir, bootArgs: [String(port)] });
       await engine.waitForOutput(/^\[lua\] frame 2: /m);
 
       await t.start(
@@ -95,7 +88,7 @@ describe('engine hosts: attached later through the debug adapter', function () {
         await t.dc.continueRequest({ threadId: error.event.threadId ?? 1 });
       }
       const errors = () =>
-        (engine?.stderr.match(/^\[engine\] error in Update: game\/player\.lua:\d+: /gm) ?? [])
+        (engine.stderr.match(/^\[engine\] error in Update: game\/player\.lua:\d+: /gm) ?? [])
           .length;
       const attachedAt = (engine.stdout.match(/^\[lua\] frame \d+: /gm) ?? []).length;
       await engine.waitForOutput(new RegExp(`^\\[lua\\] frame ${attachedAt + 2}: `, 'm'));
@@ -109,7 +102,11 @@ describe('engine hosts: attached later through the debug adapter', function () {
 
     it(`${host.label}: with a game-sized heap, a new IDE re-attaches after the first was killed while the game was stopped`, async () => {
       const port = await freePort();
-      engine = startEngine(host, { root: game.dir, bootArgs: [String(port)], ballastMb: 48 });
+      const engine = engines.start(host, {
+        root: game.dir,
+        bootArgs: [String(port)],
+        ballastMb: 48,
+      });
       await engine.waitForOutput(/^\[lua\] frame 2: /m);
       const attach = (dap: DapTest) =>
         dap.start(

@@ -11,8 +11,12 @@
  * Elsewhere the error is logged as without the debugger, and the runtime says why it did not stop.
  */
 import { strict as assert } from 'node:assert';
-import { engineHostVariants, startEngine, type EngineHost } from '../harness/engineHost';
-import { LuaProcess } from '../harness/luaProcess';
+import {
+  engineHostVariants,
+  startEngine,
+  useEngines,
+  type EngineHost,
+} from '../harness/engineHost';
 import { scenario } from '../harness/scenario';
 import { TestIde } from '../harness/testIde';
 import { topOf } from '../runtime/helpers';
@@ -51,14 +55,11 @@ function expectationOf(host: EngineHost, handler: Handler): { stops: boolean; sa
 describe('engine hosts: errors only the engine catches', function () {
   this.timeout(30_000);
   let ide: TestIde | undefined;
-  let engine: LuaProcess | undefined;
+  const engines = useEngines();
   const plainLogs = new Map<string, string>();
 
   afterEach(async () => {
-    engine?.kill();
-    await engine?.exited;
     await ide?.close();
-    engine = undefined;
     ide = undefined;
   });
 
@@ -79,7 +80,11 @@ describe('engine hosts: errors only the engine catches', function () {
         }
 
         ide = await TestIde.start();
-        engine = startEngine(host, { root: game.dir, bootArgs: [String(ide.port)], handler });
+        const engine = engines.start(host, {
+          root: game.dir,
+          bootArgs: [String(ide.port)],
+          handler,
+        });
         await ide.accept();
         await ide.handshake({ cwd: game.dir, waitConfigurationDone: true });
         const c = ide.connection;

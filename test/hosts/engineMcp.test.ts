@@ -11,8 +11,7 @@ import { strict as assert } from 'node:assert';
 import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { engineHostVariants, startEngine } from '../harness/engineHost';
-import { LuaProcess } from '../harness/luaProcess';
+import { engineHostVariants, useEngines } from '../harness/engineHost';
 import { quietPort } from '../harness/ports';
 import { scenario } from '../harness/scenario';
 import {
@@ -40,13 +39,10 @@ describe('engine hosts: attached later through the MCP tools', function () {
   this.timeout(60_000);
   let fixture: HeadlessFixture | undefined;
   let client: Client;
-  let engine: LuaProcess | undefined;
+  const engines = useEngines();
 
   afterEach(async () => {
-    engine?.kill();
-    await engine?.exited;
     await fixture?.close();
-    engine = undefined;
     fixture = undefined;
   });
 
@@ -69,7 +65,7 @@ describe('engine hosts: attached later through the MCP tools', function () {
       await fs.cp(game.dir, workspace, { recursive: true });
       fixture = await HeadlessFixture.start(workspace);
       client = await fixture.connect();
-      engine = startEngine(host, { root: workspace, bootArgs: [String(port)] });
+      const engine = engines.start(host, { root: workspace, bootArgs: [String(port)] });
       await engine.waitForOutput(/^\[lua\] frame 2: /m);
 
       const player = path.join(workspace, 'game', 'player.lua');
