@@ -61,6 +61,7 @@ import type { GameAction } from './gameControl';
 import { claimGame, gameTitle, offeredGameId } from './gameHandoff';
 import { GameHub } from './gameHub';
 import { HOT_RELOAD_REQUEST, parseHotReloadArguments } from './hotReloadRequest';
+import { CHANGES_REQUEST, ChangesResponseBody } from './changesRequest';
 import { findRuntimeDir } from './runtimeLocation';
 import {
   dapBreakpoint,
@@ -581,6 +582,17 @@ export class LuaDebugSession extends LoggingDebugSession {
     response: DebugProtocol.Response,
     args: unknown,
   ): Promise<void> {
+    if (command === CHANGES_REQUEST) {
+      await this.respond(
+        response,
+        async () => {
+          const body: ChangesResponseBody = { changes: await this.requireSession().stopChanges() };
+          response.body = body;
+        },
+        { showUser: false },
+      );
+      return;
+    }
     if (command !== HOT_RELOAD_REQUEST) {
       super.customRequest(command, response, args);
       return;

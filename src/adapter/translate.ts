@@ -10,6 +10,7 @@ import {
 } from '@vscode/debugadapter';
 import type { DebugProtocol } from '@vscode/debugprotocol';
 import * as path from 'node:path';
+import { CHANGED_ATTRIBUTE, changedValueText } from './changesRequest';
 import type {
   Breakpoint,
   Frame,
@@ -73,6 +74,11 @@ export function dapVariable(variable: Variable): DebugProtocol.Variable {
   // No indexedVariables: VS Code would group the children into ranges labelled from 0; the
   // session lists a large value as its own 1-based ranges instead (session/ranges.ts).
   if (variable.presentationHint) out.presentationHint = { kind: variable.presentationHint };
+  if (variable.previous !== undefined) {
+    // VS Code shows no presentation attribute, so the old value goes where it looks: the value.
+    out.value = changedValueText(variable.value, variable.previous);
+    out.presentationHint = { ...out.presentationHint, attributes: [CHANGED_ATTRIBUTE] };
+  }
   return out;
 }
 
