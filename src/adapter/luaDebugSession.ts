@@ -61,7 +61,7 @@ import type { GameAction } from './gameControl';
 import { claimGame, gameTitle, offeredGameId } from './gameHandoff';
 import { GameHub } from './gameHub';
 import { HOT_RELOAD_REQUEST, parseHotReloadArguments } from './hotReloadRequest';
-import { CHANGES_REQUEST, ChangesResponseBody } from './changesRequest';
+import { CHANGES_REQUEST, ChangesResponseBody, withoutChangedSuffix } from './changesRequest';
 import { findRuntimeDir } from './runtimeLocation';
 import {
   dapBreakpoint,
@@ -478,7 +478,7 @@ export class LuaDebugSession extends LoggingDebugSession {
       const result = await this.requireSession().setVariable(
         args.variablesReference,
         args.name,
-        args.value,
+        withoutChangedSuffix(args.value),
       );
       response.body = {
         value: result.value,

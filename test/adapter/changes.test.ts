@@ -4,7 +4,7 @@
  * an upvalue and a field of `self` that differ from the last stop in the same function carry the
  * `changed` presentation attribute and their old value in the value text; unchanged values, the
  * first stop and a different function's stop in between carry none; `luapanda/changes` lists the
- * same.
+ * same; Set Value from the shown text ignores the suffix.
  */
 import type { DebugProtocol } from '@vscode/debugprotocol';
 import * as assert from 'node:assert/strict';
@@ -74,6 +74,16 @@ for (const lua of runtimeVariants()) {
       for (const line of [tick, report, tick, report, tick, report]) {
         const stop = await t.stoppedAt('breakpoint', main, line);
         seen.push(await view(t, stop.top.id));
+        if (seen.length === 5) {
+          // Set Value starts from the shown text: the suffix is not part of the new value.
+          const scopes = await t.dc.scopesRequest({ frameId: stop.top.id });
+          const set = await t.dc.setVariableRequest({
+            variablesReference: scopes.body.scopes[0].variablesReference,
+            name: 'damage',
+            value: `60${seen[4].damage.value.slice(1)}`,
+          });
+          assert.equal(set.body.value, '60');
+        }
         const response = (await t.dc.customRequest(CHANGES_REQUEST)) as DebugProtocol.Response;
         listed.push(response.body as ChangesResponseBody);
         await t.dc.continueRequest({ threadId: stop.event.threadId ?? 1 });

@@ -52,10 +52,12 @@ for (const lua of runtimeVariants()) {
         ? 'Launch main.lua with the native accelerator'
         : 'Launch main.lua';
       const stops: Stop[] = [];
+      const sizes: number[] = [];
       let result = await call('start_debugging', { configuration_name: configuration });
       while (result.status === 'stopped') {
         const stop = stopDataOf<Stop>(result);
         stops.push(stop);
+        sizes.push(Buffer.byteLength(JSON.stringify(result)));
         result = await call('continue_debugging', { thread_id: stop.thread_id });
       }
       assert.equal(result.status, 'completed', JSON.stringify(result));
@@ -81,6 +83,11 @@ for (const lua of runtimeVariants()) {
         "tick's second stop compares with its first, not with report's damage",
       );
       assert.deepEqual(changes[3], { round: ['1', '2'], damage: ['100', '200'] });
+      const listBytes = Buffer.byteLength(JSON.stringify({ changed: stops[2].changed }));
+      console.log(
+        `      stop result ${sizes[0]} B at the first stop in tick, ${sizes[2]} B at the second ` +
+          `(its changed list: ${listBytes} B)`,
+      );
       assert.deepEqual(changes[4], {
         dt: ['2', '3'],
         damage: ['4', '6'],
