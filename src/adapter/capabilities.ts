@@ -166,7 +166,7 @@ export function renderCoverage(): string {
     'body is the report: replaced, added, not found, not replaced, still running), and the custom',
     '`luapanda/changes` (no arguments: the values of the top frame that differ from the last stop',
     'in the same function, `{changes: [{scope, name, old, new}]}`; in variables responses they',
-    'carry the presentation attribute `changed` and their old value as `  (was …)`).',
+    'carry the presentation attribute `changed`, and for VS Code their old value as `  (was …)`).',
     '',
     'Events beyond the usual ones: `progressStart`/`progressEnd` around the attach wait (for clients',
     'that report progress; they then get the attach response at once), and the custom',

@@ -149,6 +149,8 @@ export class LuaDebugSession extends LoggingDebugSession {
   private clientShowsProgress = false;
   /** The client opens child sessions (DAP `startDebugging`): several games on one port. */
   private clientStartsSessions = false;
+  /** VS Code draws nothing for a `changed` attribute: it gets the old value in the value text. */
+  private oldValuesInText = false;
   /** An attach session whose games each have a child session: it owns the port, no program. */
   private hub: GameHub | undefined;
   /** A game's child session: tells its parent it has ended. */
@@ -178,6 +180,7 @@ export class LuaDebugSession extends LoggingDebugSession {
   ): void {
     this.clientShowsProgress = args?.supportsProgressReporting === true;
     this.clientStartsSessions = args?.supportsStartDebuggingRequest === true;
+    this.oldValuesInText = args?.clientID === 'vscode';
     response.body = capabilities();
     this.sendResponse(response);
   }
@@ -448,7 +451,9 @@ export class LuaDebugSession extends LoggingDebugSession {
         start: args.start,
         count: args.count !== undefined && args.count > 0 ? args.count : undefined,
       });
-      response.body = { variables: variables.map(dapVariable) };
+      response.body = {
+        variables: variables.map((v) => dapVariable(v, { oldValueInText: this.oldValuesInText })),
+      };
     });
   }
 

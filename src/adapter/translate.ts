@@ -63,7 +63,16 @@ export function dapFunctionBreakpoint(bp: FunctionBreakpoint): DebugProtocol.Bre
   return out;
 }
 
-export function dapVariable(variable: Variable): DebugProtocol.Variable {
+/**
+ * A session variable for DAP. A value that changed since the last stop in its function carries the
+ * presentation attribute `changed`; with `oldValueInText` (VS Code, which draws no marker for
+ * attributes) its old value is also shown after the new one. Other clients get the value alone,
+ * which tools compare and reuse, and the old one from `luapanda/changes`.
+ */
+export function dapVariable(
+  variable: Variable,
+  options: { oldValueInText?: boolean } = {},
+): DebugProtocol.Variable {
   const out: DebugProtocol.Variable = {
     name: variable.name,
     value: variable.value,
@@ -75,8 +84,7 @@ export function dapVariable(variable: Variable): DebugProtocol.Variable {
   // session lists a large value as its own 1-based ranges instead (session/ranges.ts).
   if (variable.presentationHint) out.presentationHint = { kind: variable.presentationHint };
   if (variable.previous !== undefined) {
-    // VS Code shows no presentation attribute, so the old value goes where it looks: the value.
-    out.value = changedValueText(variable.value, variable.previous);
+    if (options.oldValueInText) out.value = changedValueText(variable.value, variable.previous);
     out.presentationHint = { ...out.presentationHint, attributes: [CHANGED_ATTRIBUTE] };
   }
   return out;

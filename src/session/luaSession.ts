@@ -591,6 +591,8 @@ export class LuaSession extends EventEmitter<LuaSessionEvents> {
   /** The handshaken link dropped (the link reconnects or ends the session): the stop is gone. */
   private onLinkLost(): void {
     this.leaveStop('the connection closed');
+    // What a game that comes back holds is not what it held at its last stop before.
+    this.stops.changes.forget();
     this.sync.disconnected();
     this.functionSync.disconnected();
   }

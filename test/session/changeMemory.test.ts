@@ -39,6 +39,15 @@ describe('session: change memory', () => {
     assert.deepEqual(memory.changed(), [{ scope: 'self', name: 'self.hp', old: '10', new: '7' }]);
   });
 
+  it('forgets everything when told (the link dropped)', () => {
+    const memory = new ChangeMemory();
+    memory.beginStop('f');
+    memory.note('local', 'x', '1');
+    memory.forget();
+    memory.beginStop('f');
+    assert.equal(memory.note('local', 'x', '2'), undefined);
+  });
+
   it('notes nothing without a function', () => {
     const memory = new ChangeMemory();
     memory.beginStop(undefined);

@@ -83,6 +83,13 @@ export class ChangeMemory {
     return old;
   }
 
+  /** Forgets every function (the link dropped: a game that comes back is a new run). */
+  forget(): void {
+    this.functions.clear();
+    this.memory = undefined;
+    this.changes = new Map();
+  }
+
   /** The changes noted at this stop so far, in the order they were read. */
   changed(): ValueChange[] {
     return [...this.changes.values()];
