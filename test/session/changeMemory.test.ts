@@ -8,6 +8,8 @@ import {
   MAX_NAMES,
   MAX_PREVIEW_CHARS,
 } from '../../src/session/stop/changeMemory';
+import { functionKey } from '../../src/session/stop/changeMarks';
+import type { Frame } from '../../src/session/types';
 
 describe('session: change memory', () => {
   it('compares with the last stop in the same function, not with the stop before', () => {
@@ -86,5 +88,26 @@ describe('session: change memory', () => {
     assert.equal(memory.note('local', 'v0', long), 'short');
     memory.beginStop('f');
     assert.equal(memory.note('local', 'v0', long), undefined, 'a long preview equals itself');
+  });
+
+  it('keys a function by its chunk and definition line, upstream frames by their name', () => {
+    const frame = (over: Partial<Frame>): Frame => ({
+      id: 1,
+      name: 'Player:tick',
+      chunk: 'game/player.lua',
+      line: 20,
+      threadId: 1,
+      luaIndex: 2,
+      ...over,
+    });
+    assert.equal(functionKey(frame({ defined: 12 })), 'game/player.lua:12');
+    assert.equal(
+      functionKey(frame({ defined: 12, name: 'other name', line: 30 })),
+      functionKey(frame({ defined: 12 })),
+      'the same function whatever the call site calls it',
+    );
+    assert.notEqual(functionKey(frame({ defined: 40 })), functionKey(frame({ defined: 12 })));
+    assert.equal(functionKey(frame({})), 'game/player.lua:Player:tick');
+    assert.equal(functionKey(undefined), undefined);
   });
 });
