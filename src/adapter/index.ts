@@ -7,3 +7,4 @@ export * from './launchConfig';
 export * from './capabilities';
 export * from './runtimeLocation';
 export * from './tcpServer';
+export * from './changesRequest';

@@ -61,6 +61,7 @@ import type { GameAction } from './gameControl';
 import { claimGame, gameTitle, offeredGameId } from './gameHandoff';
 import { GameHub } from './gameHub';
 import { HOT_RELOAD_REQUEST, parseHotReloadArguments } from './hotReloadRequest';
+import { CHANGES_REQUEST, ChangesResponseBody, withoutChangedSuffix } from './changesRequest';
 import { findRuntimeDir } from './runtimeLocation';
 import { assertPairedExposure } from './exposureGuard';
 import {
@@ -149,6 +150,8 @@ export class LuaDebugSession extends LoggingDebugSession {
   private clientShowsProgress = false;
   /** The client opens child sessions (DAP `startDebugging`): several games on one port. */
   private clientStartsSessions = false;
+  /** VS Code draws nothing for a `changed` attribute: it gets the old value in the value text. */
+  private oldValuesInText = false;
   /** An attach session whose games each have a child session: it owns the port, no program. */
   private hub: GameHub | undefined;
   /** A game's child session: tells its parent it has ended. */
@@ -178,6 +181,7 @@ export class LuaDebugSession extends LoggingDebugSession {
   ): void {
     this.clientShowsProgress = args?.supportsProgressReporting === true;
     this.clientStartsSessions = args?.supportsStartDebuggingRequest === true;
+    this.oldValuesInText = args?.clientID === 'vscode';
     response.body = capabilities();
     this.sendResponse(response);
   }
@@ -450,7 +454,9 @@ export class LuaDebugSession extends LoggingDebugSession {
         start: args.start,
         count: args.count !== undefined && args.count > 0 ? args.count : undefined,
       });
-      response.body = { variables: variables.map(dapVariable) };
+      response.body = {
+        variables: variables.map((v) => dapVariable(v, { oldValueInText: this.oldValuesInText })),
+      };
     });
   }
 
@@ -480,7 +486,7 @@ export class LuaDebugSession extends LoggingDebugSession {
       const result = await this.requireSession().setVariable(
         args.variablesReference,
         args.name,
-        args.value,
+        withoutChangedSuffix(args.value),
       );
       response.body = {
         value: result.value,
@@ -584,6 +590,17 @@ export class LuaDebugSession extends LoggingDebugSession {
     response: DebugProtocol.Response,
     args: unknown,
   ): Promise<void> {
+    if (command === CHANGES_REQUEST) {
+      await this.respond(
+        response,
+        async () => {
+          const body: ChangesResponseBody = { changes: await this.requireSession().stopChanges() };
+          response.body = body;
+        },
+        { showUser: false },
+      );
+      return;
+    }
     if (command !== HOT_RELOAD_REQUEST) {
       super.customRequest(command, response, args);
       return;

@@ -10,6 +10,7 @@ import {
 } from '@vscode/debugadapter';
 import type { DebugProtocol } from '@vscode/debugprotocol';
 import * as path from 'node:path';
+import { CHANGED_ATTRIBUTE, changedValueText } from './changesRequest';
 import type {
   Breakpoint,
   Frame,
@@ -62,7 +63,16 @@ export function dapFunctionBreakpoint(bp: FunctionBreakpoint): DebugProtocol.Bre
   return out;
 }
 
-export function dapVariable(variable: Variable): DebugProtocol.Variable {
+/**
+ * A session variable for DAP. A value that changed since the last stop in its function carries the
+ * presentation attribute `changed`; with `oldValueInText` (VS Code, which draws no marker for
+ * attributes) its old value is also shown after the new one. Other clients get the value alone,
+ * which tools compare and reuse, and the old one from `luapanda/changes`.
+ */
+export function dapVariable(
+  variable: Variable,
+  options: { oldValueInText?: boolean } = {},
+): DebugProtocol.Variable {
   const out: DebugProtocol.Variable = {
     name: variable.name,
     value: variable.value,
@@ -73,6 +83,10 @@ export function dapVariable(variable: Variable): DebugProtocol.Variable {
   // No indexedVariables: VS Code would group the children into ranges labelled from 0; the
   // session lists a large value as its own 1-based ranges instead (session/ranges.ts).
   if (variable.presentationHint) out.presentationHint = { kind: variable.presentationHint };
+  if (variable.previous !== undefined) {
+    if (options.oldValueInText) out.value = changedValueText(variable.value, variable.previous);
+    out.presentationHint = { ...out.presentationHint, attributes: [CHANGED_ATTRIBUTE] };
+  }
   return out;
 }
 

@@ -10,6 +10,7 @@ export * from './breakpoints/breakpoints';
 export * from './breakpoints/hitCondition';
 export * from './stop/handles';
 export * from './stop/variables';
+export * from './stop/changeMemory';
 export * from './stop/stopSnapshot';
 export * from './link/debuggee';
 export * from './link/exitStatus';

@@ -65,6 +65,9 @@ import type {
   Thread,
 } from './types';
 import { StopState } from './stop/stopState';
+import type { ValueChange } from './stop/changeMemory';
+import { changeScopeOf, markChanges } from './stop/changeMarks';
+import { readStopChanges } from './stop/stopChanges';
 import type { Page } from './stop/variables';
 
 export { greetGame } from './link/sessionLink';
@@ -384,13 +387,29 @@ export class LuaSession extends EventEmitter<LuaSessionEvents> {
   }
 
   async getVariables(variablesReference: number, page: Page = {}) {
-    this.requireStop('read variables');
-    return this.stops.variables.list(
+    const stop = this.requireStop('read variables');
+    const container = this.stops.variables.container(variablesReference);
+    const variables = await this.stops.variables.list(
       variablesReference,
       page,
       async (info) => this.request('getVariable', info),
       { paging: this.link.features.has('paging'), pagingLimit: this.settings.pagingLimit },
     );
+    // The top frame's values are compared with the last stop in the same function.
+    return markChanges(this.stops.changes, changeScopeOf(container, stop.frames[0]), variables);
+  }
+
+  /** What changed in the top frame since the last stop in its function (stopChanges.ts). */
+  async stopChanges(): Promise<ValueChange[]> {
+    const stop = this.requireStop('read what changed');
+    const top = stop.frames[0];
+    if (!top) return [];
+    return readStopChanges({
+      scopes: () => this.stops.variables.scopes(top),
+      list: (ref, page) => this.getVariables(ref, page),
+      paging: this.link.features.has('paging'),
+      changed: () => this.stops.changes.changed(),
+    });
   }
 
   /** Evaluates `expression` in a frame (default: the top one). `repl` may change state. */
@@ -572,6 +591,8 @@ export class LuaSession extends EventEmitter<LuaSessionEvents> {
   /** The handshaken link dropped (the link reconnects or ends the session): the stop is gone. */
   private onLinkLost(): void {
     this.leaveStop('the connection closed');
+    // What a game that comes back holds is not what it held at its last stop before.
+    this.stops.changes.forget();
     this.sync.disconnected();
     this.functionSync.disconnected();
   }

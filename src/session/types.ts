@@ -82,6 +82,8 @@ export interface Frame {
   readonly threadId: number;
   /** The frame's `index` on the Lua side (its `stackId`). */
   readonly luaIndex: number;
+  /** The line its function is defined at (our runtime; absent for a main chunk and upstream). */
+  readonly defined?: number;
 }
 
 export interface Thread {
@@ -123,6 +125,8 @@ export interface Variable {
   readonly evaluateName?: string;
   /** `virtual`: not a value of the program but a group of its children (`[101..200]`). */
   readonly presentationHint?: 'virtual';
+  /** The value at the last stop in the same function, when it differs (changeMemory.ts). */
+  readonly previous?: string;
 }
 
 export interface EvaluateResult {

@@ -1,11 +1,13 @@
 /**
  * Keeps `stop_event_data` small enough for an agent to read at every step: under a byte budget,
- * by giving up first what the agent can fetch again most easily (long values, then upvalues, then
- * callers' previews, then locals past the first few, then deep frames, then the source text),
+ * by giving up first what the agent can fetch again most easily (long values and long previews of
+ * what changed, then upvalues, then callers' previews, then locals past the first few, then deep
+ * frames, then changes past the first three, then the source text),
  * each cut marked `truncated` (or `call_stack_truncated`) so that it knows to ask for more.
  */
 import type { StopEventData } from './stopEventData';
 import type { ScopeView, StopVariable } from './stopScopes';
+import { withChangesCut, withChangesHalved } from './stopChanges';
 
 /** The stop data's share of a stop result; the result's envelope and warnings come on top. */
 export const STOP_BUDGET_BYTES = 7 * 1024;
@@ -38,6 +40,7 @@ function firstApplicable(data: StopEventData): StopEventData | undefined {
 // kind (upvalues hold the culprit as often as locals do) before anything goes altogether.
 const REDUCERS: Reducer[] = [
   (data) => withValuesCut(data, 60),
+  (data) => withChangesCut(data, 30),
   (data) => withScopes(data, undefined, (up) => halve(up, 4)),
   dropCallerPreviews,
   (data) => withScopes(data, (locals) => halve(locals, 8), undefined),
@@ -49,6 +52,7 @@ const REDUCERS: Reducer[] = [
       (locals) => halve(locals, 3),
       (up) => halve(up, 0),
     ),
+  (data) => withChangesHalved(data, 3),
   dropSourceLines,
   (data) => halveStack(data, 1),
   (data) => withScopes(data, (locals) => halve(locals, 0), undefined),

@@ -14,6 +14,7 @@ import { fitStopEventData } from './stopBudget';
 import { readSourceLines, sourceLineSchema } from './sourceLines';
 import { adapterId, breakpointId, count, variablesReference } from '../schemaIds';
 import { localsPreview, topFrameVariables, topFrameVariablesSchema } from './stopScopes';
+import { changeSchema, readChanges } from './stopChanges';
 
 /** get_variables shows values up to this length (the stop data shortens them further). */
 export const MAX_VALUE_CHARS = 200;
@@ -62,6 +63,10 @@ export const stopEventDataSchema = z.object({
   call_stack: z.array(stopFrameSchema),
   call_stack_truncated: z.boolean().optional(),
   top_frame_variables: topFrameVariablesSchema.optional(),
+  changed: z
+    .array(changeSchema)
+    .optional()
+    .describe('Top frame values that differ from the last stop in the same function.'),
   source_lines: z.array(sourceLineSchema).optional(),
   hit_breakpoint_ids: z
     .array(breakpointId())
@@ -125,11 +130,12 @@ export async function buildStopEventData(
   const frames = trace.stackFrames ?? [];
   const top = frames[0];
   const isException = body.reason === 'exception';
-  const [exceptionText, variables, sourceLines, previews] = await Promise.all([
+  const [exceptionText, variables, sourceLines, previews, changed] = await Promise.all([
     isException ? exceptionTextOf(session, threadId, body) : undefined,
     top ? topFrameVariables(session, top.id) : undefined,
     readSourceLines(top?.source?.path, top?.line),
     isException ? previewsOf(session, frames.slice(0, PREVIEW_FRAMES)) : [],
+    top ? readChanges(session) : undefined,
   ]);
   const hitIds = (body.hitBreakpointIds ?? [])
     .map((adapterId) => breakpoints.idForAdapterBreakpoint(session.id, adapterId))
@@ -153,6 +159,7 @@ export async function buildStopEventData(
     }),
     ...((trace.totalFrames ?? frames.length) > frames.length ? { call_stack_truncated: true } : {}),
     top_frame_variables: variables,
+    ...(changed ? { changed } : {}),
     ...(sourceLines ? { source_lines: sourceLines } : {}),
     hit_breakpoint_ids: body.reason === 'breakpoint' || hitIds.length > 0 ? hitIds : undefined,
   });

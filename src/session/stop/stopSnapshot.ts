@@ -152,5 +152,6 @@ function toFrame(raw: LuaStackFrame, context: StopContext): Frame {
     line: raw.line,
     threadId,
     luaIndex: raw.index,
+    ...(raw.defined !== undefined ? { defined: raw.defined } : {}),
   }));
 }

@@ -3,6 +3,8 @@
  * as the program stays stopped, so they are forgotten together, in one place: when the program
  * moves on, when a new stop replaces the old one, and when the session ends.
  */
+import { ChangeMemory } from './changeMemory';
+import { functionKey } from './changeMarks';
 import { HandleTable } from './handles';
 import type { Frame, StopInfo } from '../types';
 import { VariableStore } from './variables';
@@ -10,6 +12,8 @@ import { VariableStore } from './variables';
 export class StopState {
   readonly frames = new HandleTable<Frame>();
   readonly variables = new VariableStore();
+  /** Outlives the stops: what the values were at the last stop in each function. */
+  readonly changes = new ChangeMemory();
   private stop: StopInfo | undefined;
 
   /** The stop the program is in, if any (the session checks its state before showing it). */
@@ -28,6 +32,7 @@ export class StopState {
   replace(build: (frames: HandleTable<Frame>) => StopInfo): StopInfo {
     this.invalidate();
     this.stop = build(this.frames);
+    this.changes.beginStop(functionKey(this.stop.frames[0]));
     return this.stop;
   }
 }
