@@ -14,27 +14,19 @@ import { strict as assert } from 'node:assert';
 import * as fs from 'node:fs';
 import type { HotReloadReport } from '../../src/session/hotReload';
 import { engineHostVariants, useEngines } from '../harness/engineHost';
-import { scenario } from '../harness/scenario';
+import {
+  SETTLE,
+  SETTLE_LOOP,
+  SETTLING,
+  assertRanOnReloaded,
+  compiledLoopGame,
+  doubledPhysics,
+} from './compiledLoopGame';
 import { freePort } from '../adapter/dapHarness';
 import { useDapTest } from '../adapter/useDapTest';
 
-const game = scenario('engineJit');
+const game = compiledLoopGame;
 const PHYSICS = game.file('game/physics.lua');
-const SETTLE = game.line('game/physics.lua', 'settle');
-/** The settle loop's lines: its `while` test, its body, where a pause may land. */
-const SETTLE_LOOP = [SETTLE - 1, SETTLE, SETTLE + 1];
-
-/** physics.lua with simulate's energy doubled: what frames print from the reload on. */
-function doubled(): string {
-  const text = fs.readFileSync(PHYSICS, 'utf8');
-  const changed = text.replace('GRAVITY * dt * 1e-3', 'GRAVITY * dt * 2e-3');
-  assert.notEqual(changed, text);
-  return changed;
-}
-
-function energies(stdout: string): number[] {
-  return [...stdout.matchAll(/^\[lua\] frame \d+: energy (\d+\.\d+)$/gm)].map((m) => Number(m[1]));
-}
 
 describe('engine hosts: a game held in a compiled loop, attached later', function () {
   this.timeout(60_000);
@@ -46,10 +38,9 @@ describe('engine hosts: a game held in a compiled loop, attached later', functio
     it(`${host.label}: attach, pause, hot reload and a new breakpoint are answered inside the ${loop}; detach lets it run on`, async () => {
       const port = await freePort();
       const engine = engines.start(host, { root: game.dir, bootArgs: [String(port)] });
-      const settling = /^\[lua\] settling \(traces so far: (\d+)\)$/m;
-      await engine.waitForOutput(settling);
+      await engine.waitForOutput(SETTLING);
       if (host.isLuaJIT) {
-        const traces = Number(settling.exec(engine.stdout)?.[1]);
+        const traces = Number(SETTLING.exec(engine.stdout)?.[1]);
         assert.ok(traces > 0, `LuaJIT compiled the game's loops before the attach: ${traces}`);
       }
 
@@ -71,7 +62,7 @@ describe('engine hosts: a game held in a compiled loop, attached later', functio
       // Reloaded while the loop runs: simulate's next call (next frame) runs the new code.
       const response = (await t.dc.customRequest('luapanda/hotReload', {
         path: PHYSICS,
-        source: doubled(),
+        source: doubledPhysics(fs.readFileSync(PHYSICS, 'utf8')),
       })) as DebugProtocol.Response;
       const report = response.body as HotReloadReport;
       assert.equal(report.status, 'success', JSON.stringify(report));
@@ -97,18 +88,7 @@ describe('engine hosts: a game held in a compiled loop, attached later', functio
       await engine.waitForOutput(/^\[lua\] frame 5: /m);
       await t.dc.disconnectRequest({});
 
-      const frames = (engine.stdout.match(/^\[lua\] frame \d+: /gm) ?? []).length;
-      await engine.waitForOutput(new RegExp(`^\\[lua\\] frame ${frames + 3}: `, 'm'));
-      assert.equal(engine.hasExited, false, 'the game runs until it is closed');
-      assert.match(engine.stdout, /^\[lua\] settled after many steps$/m);
-      // Frames 1-3 ran the old simulate, every frame after the loop the reloaded one.
-      const [first, ...rest] = energies(engine.stdout);
-      assert.equal(first, 0.4905);
-      assert.deepEqual(energies(engine.stdout).slice(0, 3), [first, first, first]);
-      assert.ok(
-        rest.slice(2).every((e) => e === 0.981),
-        engine.stdout,
-      );
+      await assertRanOnReloaded(engine);
     });
   }
 });

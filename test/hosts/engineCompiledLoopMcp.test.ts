@@ -12,22 +12,19 @@
 import { strict as assert } from 'node:assert';
 import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { engineHostVariants, useEngines } from '../harness/engineHost';
 import { quietPort } from '../harness/ports';
-import { scenario } from '../harness/scenario';
 import {
-  HeadlessFixture,
-  ToolCallResult,
-  callTool,
-  makeWorkspace,
-  stopDataOf,
-} from '../mcp/headlessFixture';
+  SETTLE,
+  SETTLE_LOOP,
+  SETTLING,
+  assertRanOnReloaded,
+  compiledLoopGame,
+  doubledPhysics,
+} from './compiledLoopGame';
+import { makeWorkspace, stopDataOf, useHeadless } from '../mcp/headlessFixture';
 
-const game = scenario('engineJit');
-const SETTLE = game.line('game/physics.lua', 'settle');
-/** The settle loop's lines: its `while` test, its body, where a pause may land. */
-const SETTLE_LOOP = [SETTLE - 1, SETTLE, SETTLE + 1];
+const game = compiledLoopGame;
 
 interface StopData {
   reason: string;
@@ -37,23 +34,10 @@ interface StopData {
   top_frame_variables: { variables: { name: string; value: string }[] } | null;
 }
 
-function energies(stdout: string): number[] {
-  return [...stdout.matchAll(/^\[lua\] frame \d+: energy (\d+\.\d+)$/gm)].map((m) => Number(m[1]));
-}
-
 describe('engine hosts: a game held in a compiled loop, driven by an agent', function () {
   this.timeout(60_000);
-  let fixture: HeadlessFixture | undefined;
-  let client: Client;
   const engines = useEngines();
-
-  afterEach(async () => {
-    await fixture?.close();
-    fixture = undefined;
-  });
-
-  const call = (name: string, args: Record<string, unknown> = {}) =>
-    callTool(client, name, args) as Promise<ToolCallResult>;
+  const { open, call } = useHeadless();
 
   for (const host of engineHostVariants().hosts.filter((h) => h.native)) {
     const loop = host.isLuaJIT ? 'compiled loop' : 'long loop';
@@ -70,13 +54,11 @@ describe('engine hosts: a game held in a compiled loop, driven by an agent', fun
       ]);
       await fs.cp(game.dir, workspace, { recursive: true });
       const physics = path.join(workspace, 'game', 'physics.lua');
-      fixture = await HeadlessFixture.start(workspace);
-      client = await fixture.connect();
+      await open(workspace);
       const engine = engines.start(host, { root: workspace, bootArgs: [String(port)] });
-      const settling = /^\[lua\] settling \(traces so far: (\d+)\)$/m;
-      await engine.waitForOutput(settling);
+      await engine.waitForOutput(SETTLING);
       if (host.isLuaJIT) {
-        const traces = Number(settling.exec(engine.stdout)?.[1]);
+        const traces = Number(SETTLING.exec(engine.stdout)?.[1]);
         assert.ok(traces > 0, `LuaJIT compiled the game's loops before the attach: ${traces}`);
       }
 
@@ -112,9 +94,7 @@ describe('engine hosts: a game held in a compiled loop, driven by an agent', fun
 
       // Reloaded while the loop runs: simulate's next call (next frame) runs the new code.
       const text = await fs.readFile(physics, 'utf8');
-      const changed = text.replace('GRAVITY * dt * 1e-3', 'GRAVITY * dt * 2e-3');
-      assert.notEqual(changed, text);
-      await fs.writeFile(physics, changed);
+      await fs.writeFile(physics, doubledPhysics(text));
       const reloaded = await call('hot_reload_file', { file_path: physics });
       assert.equal(reloaded.status, 'success', JSON.stringify(reloaded));
       assert.ok(
@@ -148,17 +128,7 @@ describe('engine hosts: a game held in a compiled loop, driven by an agent', fun
       await engine.waitForOutput(/^\[lua\] frame 5: /m);
       assert.equal((await call('stop_debugging')).status, 'success');
 
-      const frames = (engine.stdout.match(/^\[lua\] frame \d+: /gm) ?? []).length;
-      await engine.waitForOutput(new RegExp(`^\\[lua\\] frame ${frames + 3}: `, 'm'));
-      assert.equal(engine.hasExited, false, 'the game runs until it is closed');
-      assert.match(engine.stdout, /^\[lua\] settled after many steps$/m);
-      // Frames 1-3 ran the old simulate, every frame after the loop the reloaded one.
-      const [first, ...rest] = energies(engine.stdout);
-      assert.equal(first, 0.4905);
-      assert.ok(
-        rest.slice(2).every((e) => e === 0.981),
-        engine.stdout,
-      );
+      await assertRanOnReloaded(engine);
     });
   }
 });

@@ -10,17 +10,10 @@
 import { strict as assert } from 'node:assert';
 import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { engineHostVariants, useEngines } from '../harness/engineHost';
 import { quietPort } from '../harness/ports';
 import { scenario } from '../harness/scenario';
-import {
-  HeadlessFixture,
-  ToolCallResult,
-  callTool,
-  makeWorkspace,
-  stopDataOf,
-} from '../mcp/headlessFixture';
+import { makeWorkspace, stopDataOf, useHeadless } from '../mcp/headlessFixture';
 
 const game = scenario('engine');
 const MOVE = game.line('game/player.lua', 'move');
@@ -37,17 +30,8 @@ interface StopData {
 
 describe('engine hosts: attached later through the MCP tools', function () {
   this.timeout(60_000);
-  let fixture: HeadlessFixture | undefined;
-  let client: Client;
   const engines = useEngines();
-
-  afterEach(async () => {
-    await fixture?.close();
-    fixture = undefined;
-  });
-
-  const call = (name: string, args: Record<string, unknown> = {}) =>
-    callTool(client, name, args) as Promise<ToolCallResult>;
+  const { open, call } = useHeadless();
 
   for (const host of engineHostVariants().hosts.filter((h) => h.native)) {
     const errorStop = host.isLuaJIT ? '' : ', stops at the engine-caught error';
@@ -63,8 +47,7 @@ describe('engine hosts: attached later through the MCP tools', function () {
         },
       ]);
       await fs.cp(game.dir, workspace, { recursive: true });
-      fixture = await HeadlessFixture.start(workspace);
-      client = await fixture.connect();
+      await open(workspace);
       const engine = engines.start(host, { root: workspace, bootArgs: [String(port)] });
       await engine.waitForOutput(/^\[lua\] frame 2: /m);
 

@@ -6,8 +6,7 @@
  * a different function's stop in between neither shows in nor disturbs the list.
  */
 import * as assert from 'node:assert/strict';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { HeadlessFixture, ToolCallResult, callTool, stopDataOf } from './headlessFixture';
+import { stopDataOf, useHeadless } from './headlessFixture';
 import { scenarioWorkspace } from './luaWorkspace';
 import { runtimeVariants } from '../harness/interpreters';
 import { scenario } from '../harness/scenario';
@@ -28,19 +27,10 @@ const sc = scenario('changes');
 for (const lua of runtimeVariants()) {
   describe(`MCP stop data: what changed, with ${lua.label ?? lua.command}`, function () {
     this.timeout(60_000);
-    let fixture: HeadlessFixture | undefined;
-    let client: Client;
-    const call = (name: string, args: Record<string, unknown> = {}): Promise<ToolCallResult> =>
-      callTool(client, name, args);
-
-    afterEach(async () => {
-      await fixture?.close();
-      fixture = undefined;
-    });
+    const { open, call } = useHeadless();
 
     it('lists the changed local, upvalue and self field with old and new values; first stops have none', async () => {
-      fixture = await HeadlessFixture.start(await scenarioWorkspace(lua, sc));
-      client = await fixture.connect();
+      await open(await scenarioWorkspace(lua, sc));
       for (const marker of ['tick', 'report']) {
         const set = await call('set_breakpoint', {
           file_path: 'main.lua',

@@ -103,3 +103,33 @@ export function stopDataOf<T>(result: ToolCallResult): T {
   assert.equal(result.status, 'stopped', `expected a stop: ${JSON.stringify(result)}`);
   return result.stop_event_data as T;
 }
+
+/**
+ * For a describe block: `open(workspace)` starts a headless server on it and connects a client
+ * (which `call` then uses); the server is closed after each test, after the hooks registered
+ * before this one (register engines first, so a game is gone before its server).
+ */
+export function useHeadless(): {
+  open(workspace: string): Promise<HeadlessFixture>;
+  call(name: string, args?: Record<string, unknown>): Promise<ToolCallResult>;
+} {
+  let fixture: HeadlessFixture | undefined;
+  let client: Client | undefined;
+  afterEach(async () => {
+    const closing = fixture;
+    fixture = undefined;
+    client = undefined;
+    await closing?.close();
+  });
+  return {
+    async open(workspace) {
+      fixture = await HeadlessFixture.start(workspace);
+      client = await fixture.connect();
+      return fixture;
+    },
+    call(name, args = {}) {
+      assert.ok(client, `${name}: no server open (call open(workspace) first)`);
+      return callTool(client, name, args);
+    },
+  };
+}
