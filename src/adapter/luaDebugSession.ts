@@ -60,6 +60,8 @@ import { exceptionFilterBreakpoints, exceptionFilterRequests } from './exception
 import type { GameAction } from './gameControl';
 import { claimGame, gameTitle, offeredGameId } from './gameHandoff';
 import { GameHub } from './gameHub';
+import { exceptionInfoBody } from './exceptionInfoBody';
+import { COROUTINES_REQUEST, parseCoroutinesArguments } from './coroutinesRequest';
 import { HOT_RELOAD_REQUEST, parseHotReloadArguments } from './hotReloadRequest';
 import { findRuntimeDir } from './runtimeLocation';
 import {
@@ -549,12 +551,7 @@ export class LuaDebugSession extends LoggingDebugSession {
       if (stop?.reason !== 'exception') {
         throw new SessionError('not-stopped', 'The program is not stopped on an exception.');
       }
-      response.body = {
-        exceptionId: 'Lua error',
-        description: stop.exceptionText,
-        breakMode: stop.uncaught === false ? 'always' : 'unhandled',
-        details: { message: stop.exceptionText },
-      };
+      response.body = exceptionInfoBody(stop);
     });
   }
 
@@ -575,12 +572,23 @@ export class LuaDebugSession extends LoggingDebugSession {
     });
   }
 
-  /** Our custom requests (hotReloadRequest.ts); others get the library's "unrecognized". */
+  /** Our custom requests (hotReloadRequest.ts, coroutinesRequest.ts); others get the library's
+   * "unrecognized". */
   protected override async customRequest(
     command: string,
     response: DebugProtocol.Response,
     args: unknown,
   ): Promise<void> {
+    if (command === COROUTINES_REQUEST) {
+      await this.respond(
+        response,
+        async () => {
+          response.body = await this.requireSession().coroutines(parseCoroutinesArguments(args));
+        },
+        { showUser: false },
+      );
+      return;
+    }
     if (command !== HOT_RELOAD_REQUEST) {
       super.customRequest(command, response, args);
       return;

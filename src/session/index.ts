@@ -11,6 +11,7 @@ export * from './breakpoints/hitCondition';
 export * from './stop/handles';
 export * from './stop/variables';
 export * from './stop/stopSnapshot';
+export * from './coroutineList';
 export * from './link/debuggee';
 export * from './link/exitStatus';
 export * from './link/interpreter';
