@@ -11,6 +11,7 @@ import { HeadlessFixture, ToolCallResult, callTool, stopDataOf } from './headles
 import { scenarioWorkspace } from './luaWorkspace';
 import { luaInterpreters } from '../harness/interpreters';
 import { scenario } from '../harness/scenario';
+import { STOP_BUDGET_BYTES } from '../../src/mcp/stop/stopBudget';
 
 interface Place {
   frame_id?: number;
@@ -97,6 +98,9 @@ for (const lua of luaInterpreters()) {
         JSON.stringify(turn),
       );
       assert.equal(autopsy.caught_at, undefined);
+      const bytes = Buffer.byteLength(JSON.stringify(stop));
+      assert.ok(bytes <= STOP_BUDGET_BYTES, `${bytes} bytes`);
+      console.log(`      stop_event_data with its autopsy: ${bytes} bytes`);
       assert.equal(
         (await call('continue_debugging', { thread_id: stop.thread_id })).status,
         'completed',
