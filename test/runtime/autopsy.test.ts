@@ -36,6 +36,27 @@ for (const lua of runtimeVariants()) {
       await finish(s, 0);
     });
 
+    it('an xpcall catches: the line where the xpcall call begins', async () => {
+      const s = await startSession(lua, 'caughtXpcall.lua', {
+        script: launcher,
+        exceptionFilters: ['caught'],
+      });
+      const stop = await s.ide.nextStop('stopOnException');
+      const info = stop.info as Info;
+      assert.equal(info.uncaught, false);
+      assert.match(info.caughtAt?.file ?? '', /caughtXpcall\.lua$/i);
+      // The call spans lines; interpreters name its first or its last.
+      const first = lineOf('caughtXpcall.lua', 'xpcall-here');
+      assert.ok(
+        info.caughtAt !== undefined &&
+          info.caughtAt.line >= first &&
+          info.caughtAt.line <= first + 2,
+        JSON.stringify(info.caughtAt),
+      );
+      await s.ide.connection.request('continue', {});
+      await finish(s, 0);
+    });
+
     it('an uncaught error has no catch site', async () => {
       const s = await startSession(lua, 'uncaught.lua', { script: launcher });
       const stop = await s.ide.nextStop('stopOnException');
