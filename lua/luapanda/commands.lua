@@ -113,6 +113,13 @@ function commands.hotReload(info, id)
   send("hotReload", hotreload.reload(info.path, info.source), id)
 end
 
+--- Extension (feature listCoroutines): the coroutines the runtime knows, where each stands.
+function commands.listCoroutines(info, id)
+  local max = math.max(0, math.min(tonumber(info.max) or 20, 200))
+  local list, total = require("luapanda.coroutines").list(max)
+  send("listCoroutines", { coroutines = list, total = tostring(total) }, id)
+end
+
 -- Extension (feature functionBreakpoints): replaces every function breakpoint. IDEs send an empty
 -- list at every configuration: until a name comes, fnbreakpoints.lua is not even compiled.
 local fnBreakpointsUsed = false

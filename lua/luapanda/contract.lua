@@ -17,12 +17,13 @@ M.FEATURES = {
   breakpointResults = "breakpointResults",
   setField = "setField",
   hotReload = "hotReload",
+  listCoroutines = "listCoroutines",
   functionBreakpoints = "functionBreakpoints",
   exceptionConditions = "exceptionConditions",
   trace = "trace",
   jitCompiles = "jitCompiles",
 }
-M.RUNTIME_FEATURES = { "pause", "exceptions", "paging", "hitCondition", "logInterpolation", "functionNames", "coroutines", "configurationDone", "breakpointResults", "setField", "hotReload", "functionBreakpoints", "exceptionConditions", "trace" }
+M.RUNTIME_FEATURES = { "pause", "exceptions", "paging", "hitCondition", "logInterpolation", "functionNames", "coroutines", "configurationDone", "breakpointResults", "setField", "hotReload", "functionBreakpoints", "exceptionConditions", "trace", "listCoroutines" }
 M.STOPS = {
   entry = "stopOnEntry",
   breakpoint = "stopOnBreakpoint",

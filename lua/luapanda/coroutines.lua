@@ -15,6 +15,7 @@ local events = require("luapanda.events")
 local stepping = require("luapanda.stepping")
 local threadscan = require("luapanda.threadscan")
 local breakpoints = require("luapanda.breakpoints")
+local paths = require("luapanda.paths")
 
 local M = {}
 
@@ -247,6 +248,60 @@ function M.install()
   patches.replace(lib, "create", patches.visible(create))
   patches.replace(lib, "resume", makeResume and makeResume(resume) or patches.visible(resume))
   patches.replace(lib, "wrap", patches.visible(wrap))
+end
+
+-- The order of the list: the coroutines on the stop's resume chain first, dead ones last.
+local STATUS_RANK = { running = 1, normal = 2, suspended = 3, dead = 4 }
+
+--- Where a coroutine stands: its first frame that is the program's Lua code (past yield, resume
+--- and the runtime's own frames), as { file, oPath, line, name }; nil when there is none.
+local function placeOf(co)
+  for l = 0, 50 do
+    local info = debug.getinfo(co, l, "nSl")
+    if not info then return nil end
+    if info.what ~= "C" and info.what ~= "tail" and not breakpoints.isOwnSource(info.source) then
+      local source = info.source or "=?"
+      local file, oPath
+      if paths.isFileSource(source) then
+        file, oPath = paths.key(source), paths.oPath(source)
+      else
+        file, oPath = info.short_src or "?", info.short_src or "?"
+      end
+      local name = info.name
+      if info.what == "main" then name = "main chunk" end
+      return { file = file, oPath = oPath, line = tostring(info.currentline or 0), name = name }
+    end
+  end
+  return nil
+end
+
+--- The coroutines the runtime knows (created, resumed or adopted while an IDE was attached; see
+--- M.adoptExisting), at most `max` of them, with their status and where each stands; and how many
+--- it knows. Read at a stop only (the IDE's `listCoroutines`): a walk of the known set, no more.
+function M.list(max)
+  local all = {}
+  for co in next, known do
+    local s = status(co)
+    all[#all + 1] = { co = co, status = s, rank = STATUS_RANK[s] or 5, id = tostring(co) }
+  end
+  table.sort(all, function(a, b)
+    if a.rank ~= b.rank then return a.rank < b.rank end
+    return a.id < b.id
+  end)
+  local out = {}
+  for i = 1, math.min(#all, max) do
+    local e = all[i]
+    local entry = { id = e.id, status = e.status, wrap = known[e.co] and known[e.co].wrap or nil }
+    -- The running one is where the stop shows it; a dead one's frames say nothing of its state.
+    if e.status == "suspended" or e.status == "normal" then
+      local at = placeOf(e.co)
+      if at then
+        entry.file, entry.oPath, entry.line, entry.name = at.file, at.oPath, at.line, at.name
+      end
+    end
+    out[i] = entry
+  end
+  return out, #all
 end
 
 function M.uninstall()

@@ -31,6 +31,7 @@ local stops = require("luapanda.stops")
 local state = require("luapanda.state")
 local paths = require("luapanda.paths")
 local enginecatch = require("luapanda.enginecatch")
+local breakpoints = require("luapanda.breakpoints")
 
 local M = {}
 
@@ -99,8 +100,9 @@ local function onException(message, uncaught, marker, thread, assertion, threadE
       if info.func == marker then base = l + 1 break end
     end
   end
-  stops.stop(contract.STOPS.exception, base, { exceptionText = text, uncaught = uncaught and true or false }, thread,
-    threadError)
+  local info = { exceptionText = text, uncaught = uncaught and true or false }
+  if not uncaught and marker and base > 2 then info.caughtAt = M.catchSite(base - 1) end
+  stops.stop(contract.STOPS.exception, base, info, thread, threadError)
   return true
 end
 
@@ -241,6 +243,31 @@ local function catcherBelow(thread, first)
     if protectors[info.func] then return true end
     l = l + 1
   end
+end
+
+--- Where a caught error is caught: the program's frame that called the protected call (pcall,
+--- xpcall, or our replacements of them) running below `level` (relative to the caller), as a wire
+--- frame's place { file, oPath, line }; nil when none is found. Walked at a stop only: frames of
+--- the runtime and C frames between are passed over, a 5.1 tail-call level too.
+function M.catchSite(level)
+  local l, found = level + 1, false
+  for _ = 1, 1000 do
+    local info = getinfo(l, "fSl")
+    if not info then return nil end
+    local fn = info.func
+    if found and fn ~= nil and not protectors[fn] and info.what ~= "C"
+      and not breakpoints.isOwnSource(info.source) then
+      local source = info.source or "=?"
+      if paths.isFileSource(source) then
+        return { file = paths.key(source), oPath = paths.oPath(source), line = tostring(info.currentline or 0) }
+      end
+      local short = info.short_src or "?"
+      return { file = short, oPath = short, line = tostring(info.currentline or 0) }
+    end
+    if fn ~= nil and protectors[fn] then found = true end
+    l = l + 1
+  end
+  return nil
 end
 
 --- Whether an error raised at `level` (relative to the caller) would be caught. In the body of a

@@ -60,6 +60,8 @@ import { exceptionFilterBreakpoints, exceptionFilterRequests } from './exception
 import type { GameAction } from './gameControl';
 import { claimGame, gameTitle, offeredGameId } from './gameHandoff';
 import { GameHub } from './gameHub';
+import { exceptionInfoBody } from './exceptionInfoBody';
+import { COROUTINES_REQUEST, parseCoroutinesArguments } from './coroutinesRequest';
 import { HOT_RELOAD_REQUEST, parseHotReloadArguments } from './hotReloadRequest';
 import { CHANGES_REQUEST, ChangesResponseBody, withoutChangedSuffix } from './changesRequest';
 import { findRuntimeDir } from './runtimeLocation';
@@ -558,12 +560,7 @@ export class LuaDebugSession extends LoggingDebugSession {
       if (stop?.reason !== 'exception') {
         throw new SessionError('not-stopped', 'The program is not stopped on an exception.');
       }
-      response.body = {
-        exceptionId: 'Lua error',
-        description: stop.exceptionText,
-        breakMode: stop.uncaught === false ? 'always' : 'unhandled',
-        details: { message: stop.exceptionText },
-      };
+      response.body = exceptionInfoBody(stop);
     });
   }
 
@@ -584,7 +581,8 @@ export class LuaDebugSession extends LoggingDebugSession {
     });
   }
 
-  /** Our custom requests (hotReloadRequest.ts); others get the library's "unrecognized". */
+  /** Our custom requests (hotReloadRequest.ts, coroutinesRequest.ts); others get the library's
+   * "unrecognized". */
   protected override async customRequest(
     command: string,
     response: DebugProtocol.Response,
@@ -596,6 +594,16 @@ export class LuaDebugSession extends LoggingDebugSession {
         async () => {
           const body: ChangesResponseBody = { changes: await this.requireSession().stopChanges() };
           response.body = body;
+        },
+        { showUser: false },
+      );
+      return;
+    }
+    if (command === COROUTINES_REQUEST) {
+      await this.respond(
+        response,
+        async () => {
+          response.body = await this.requireSession().coroutines(parseCoroutinesArguments(args));
         },
         { showUser: false },
       );

@@ -54,7 +54,7 @@ export const INSTRUCTIONS = `LuaPanda MCP debugs Lua programs (and, inside VS Co
 Golden path:
 1. get_debugger_configurations — pick a configuration name.
 2. set_breakpoint — file_path + line_number (condition, hit_condition, log_message optional); set_function_breakpoint — a function by name ("Entity:update"). Both work before a session exists.
-3. start_debugging — waits for the first stop: status "stopped" carries stop_event_data (reason, thread_id, call_stack, top_frame_variables with upvalues, source_lines). exception_filters ["uncaught", "caught", "assert"] chooses which errors stop it (set_exception_filters changes them later).
+3. start_debugging — waits for the first stop: status "stopped" carries stop_event_data (reason, thread_id, call_stack, top_frame_variables with upvalues, source_lines; on an error, error_autopsy: raising frame, user frames, catch line). exception_filters ["uncaught", "caught", "assert"] chooses which errors stop it (set_exception_filters changes them later).
 4. Inspect: get_variables (expand variables_reference > 0), get_scopes / get_stack_trace for other frames, evaluate_expression in a frame_id.
 5. Move: step_execution (over/into/out) or continue_debugging with stop_event_data.thread_id; each waits for the next stop.
 6. stop_debugging when done. get_output shows what the program printed and what logpoints logged.

@@ -44,6 +44,8 @@ export const FEATURES = {
   setField: 'setField',
   /** The `hotReload` command. */
   hotReload: 'hotReload',
+  /** The `listCoroutines` command. */
+  listCoroutines: 'listCoroutines',
   /** `setFunctionBreakPoint` and `functionBreakpointsBound`. */
   functionBreakpoints: 'functionBreakpoints',
   /** `conditions` in `setExceptionBreakpoints`: text an error message must contain to stop. */
@@ -74,6 +76,7 @@ export const RUNTIME_FEATURES: readonly Feature[] = [
   FEATURES.functionBreakpoints,
   FEATURES.exceptionConditions,
   FEATURES.trace,
+  FEATURES.listCoroutines,
 ];
 
 /** What the session asks of the features a runtime announced. */

@@ -166,6 +166,9 @@ export const hotReloadRequestSchema = z.object({
   source: z.string(),
 });
 
+/** Extension: the coroutines the runtime knows, at most `max` (a number as a string). */
+export const listCoroutinesRequestSchema = z.object({ max: z.string() });
+
 const emptyRequestSchema = wireObject({});
 
 // Function breakpoints (feature `functionBreakpoints`): Docs/Protocol_Extensions.md.
@@ -227,6 +230,7 @@ export const ideToLuaSchemas = {
   configurationDone: emptyRequestSchema,
   hotReload: hotReloadRequestSchema,
   setFunctionBreakPoint: setFunctionBreakPointRequestSchema,
+  listCoroutines: listCoroutinesRequestSchema,
 } as const;
 export type IdeCommand = keyof typeof ideToLuaSchemas;
 export type IdeRequestInfo<C extends IdeCommand> = z.input<(typeof ideToLuaSchemas)[C]>;
@@ -322,6 +326,26 @@ export const hotReloadReplySchema = wireObject({
 });
 export type HotReloadReply = z.output<typeof hotReloadReplySchema>;
 
+/** Extension: one coroutine the runtime knows; where it stands when suspended or resuming. */
+export const coroutineEntrySchema = z.object({
+  /** Its tostring, as the `coroutine` of stack frames. */
+  id: z.string(),
+  status: z.enum(['running', 'suspended', 'normal', 'dead']),
+  /** Made by coroutine.wrap. */
+  wrap: wireBoolean.optional(),
+  file: wireText.optional(),
+  oPath: wireText.optional(),
+  line: wireNumber.optional(),
+  name: wireText.optional(),
+});
+
+export const listCoroutinesReplySchema = wireObject({
+  coroutines: wireArray(coroutineEntrySchema),
+  /** How many the runtime knows (the list stops at `max`). */
+  total: wireNumber,
+});
+export type ListCoroutinesReply = z.output<typeof listCoroutinesReplySchema>;
+
 /** The reply schema of every IDE command that has one. */
 export const replySchemas = {
   initSuccess: initSuccessReplySchema,
@@ -340,6 +364,7 @@ export const replySchemas = {
   configurationDone: anyInfo,
   hotReload: hotReloadReplySchema,
   setFunctionBreakPoint: functionBreakpointResultsSchema,
+  listCoroutines: listCoroutinesReplySchema,
 } as const;
 export type RequestCommand = keyof typeof replySchemas;
 export type ReplyInfo<C extends RequestCommand> = z.output<(typeof replySchemas)[C]>;
@@ -359,6 +384,8 @@ export const stopInfoSchema = z.union([
     hitLines: wireArray(wireNumber).optional(),
     /** Extension: the names of the function breakpoints that caused a `stopOnBreakpoint`. */
     hitFunctions: wireArray(z.string()).optional(),
+    /** Extension (`stopOnException`, caught errors): the program's call of pcall/xpcall. */
+    caughtAt: z.object({ file: wireText, oPath: wireText.optional(), line: wireNumber }).optional(),
   }),
 ]);
 

@@ -12,6 +12,7 @@ export * from './stop/handles';
 export * from './stop/variables';
 export * from './stop/changeMemory';
 export * from './stop/stopSnapshot';
+export * from './coroutineList';
 export * from './link/debuggee';
 export * from './link/exitStatus';
 export * from './link/interpreter';

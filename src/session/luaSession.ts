@@ -32,6 +32,7 @@ import {
 import { ExitStatus, describeExit, exitNumber } from './link/exitStatus';
 import type { HotReloadReport } from './hotReload';
 import { hotReloadFile } from './hotReloadRequest';
+import { type CoroutineList, listCoroutines } from './coroutineList';
 import { Ask, EvaluateContext, assignIn, evaluateIn } from './stop/inspection';
 import { SourceMapper } from './paths';
 import { SessionLink } from './link/sessionLink';
@@ -322,6 +323,20 @@ export class LuaSession extends EventEmitter<LuaSessionEvents> {
       this.pauseEmulated = true;
       await this.request('stopOnStepIn', {});
     }
+  }
+
+  /** The coroutines the runtime knows, at most `max` (stopped only: coroutineList.ts). */
+  async coroutines(max: number): Promise<CoroutineList> {
+    this.requireStop('list coroutines');
+    if (!this.link.hasConnection) throw sessionErrors.noDebugger();
+    return listCoroutines(
+      {
+        features: this.link.features,
+        resolve: (place) => this.mapper.resolve(place),
+        send: (info) => this.request('listCoroutines', info),
+      },
+      max,
+    );
   }
 
   // ---------------------------------------------------------------------------------------------

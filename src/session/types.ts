@@ -86,6 +86,14 @@ export interface Frame {
   readonly defined?: number;
 }
 
+/** The program's call of the protected call (pcall, xpcall) that catches an error. */
+export interface CaughtSite {
+  /** The workspace file, when the chunk name maps to one. */
+  readonly path?: string;
+  readonly chunk: string;
+  readonly line: number;
+}
+
 export interface Thread {
   readonly id: number;
   readonly name: string;
@@ -101,6 +109,8 @@ export interface StopInfo {
   readonly hitBreakpointIds: readonly number[];
   readonly exceptionText?: string;
   readonly uncaught?: boolean;
+  /** A caught error: where the program called the pcall/xpcall that catches it. */
+  readonly caughtAt?: CaughtSite;
   /** ISO 8601 UTC, when the stop was seen. */
   readonly timestamp: string;
 }

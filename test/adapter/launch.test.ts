@@ -182,6 +182,10 @@ for (const lua of luaInterpreters()) {
       assert.match(stop.event.text ?? '', /bad value 7/);
       const info = await t.dc.exceptionInfoRequest({ threadId: stop.event.threadId ?? 1 });
       assert.equal(info.body.breakMode, 'always');
+      // Our extension: where the program's pcall catches it (the autopsy of the MCP tools).
+      const at = (info.body as { caughtAt?: { source: { path?: string }; line: number } }).caughtAt;
+      assert.equal(at?.line, exceptions.line('caughtError.lua', 'pcall'));
+      assert.match(at?.source.path ?? '', /caughtError\.lua$/);
       await t.dc.continueRequest({ threadId: 1 });
       await t.ended();
       assert.match(t.output, /caught\tfalse\t.*bad value 7/);

@@ -7,6 +7,7 @@
  */
 import type { StopEventData } from './stopEventData';
 import type { ScopeView, StopVariable } from './stopScopes';
+import { shrinkOnce } from './autopsy';
 import { withChangesCut, withChangesHalved } from './stopChanges';
 
 /** The stop data's share of a stop result; the result's envelope and warnings come on top. */
@@ -46,6 +47,7 @@ const REDUCERS: Reducer[] = [
   (data) => withScopes(data, (locals) => halve(locals, 8), undefined),
   (data) => halveStack(data, 5),
   (data) => withValuesCut(data, 30),
+  shrinkAutopsy,
   (data) =>
     withScopes(
       data,
@@ -133,6 +135,12 @@ function dropCallerPreviews(data: StopEventData): StopEventData | undefined {
       return rest;
     }),
   };
+}
+
+/** One cut of the error autopsy (autopsy.ts), which marks what it cut. */
+function shrinkAutopsy(data: StopEventData): StopEventData | undefined {
+  const next = data.error_autopsy && shrinkOnce(data.error_autopsy);
+  return next ? { ...data, error_autopsy: next } : undefined;
 }
 
 function dropSourceLines(data: StopEventData): StopEventData | undefined {

@@ -14,6 +14,7 @@ import { fitStopEventData } from './stopBudget';
 import { readSourceLines, sourceLineSchema } from './sourceLines';
 import { adapterId, breakpointId, count, variablesReference } from '../schemaIds';
 import { localsPreview, topFrameVariables, topFrameVariablesSchema } from './stopScopes';
+import { autopsySchema, buildAutopsy, readExceptionFacts } from './autopsy';
 import { changeSchema, readChanges } from './stopChanges';
 
 /** get_variables shows values up to this length (the stop data shortens them further). */
@@ -72,6 +73,8 @@ export const stopEventDataSchema = z.object({
     .array(breakpointId())
     .optional()
     .describe('On a breakpoint stop: the ids of the breakpoints hit (set_breakpoint ids).'),
+  /** On an exception stop: message, raising frame, user frames, catch site (autopsy.ts). */
+  error_autopsy: autopsySchema.optional(),
 });
 export type StopEventData = z.infer<typeof stopEventDataSchema>;
 
@@ -119,6 +122,7 @@ export async function buildStopEventData(
   session: DebugSessionPort,
   stop: StopRecord,
   breakpoints: BreakpointService,
+  workspaceFolders: readonly string[] = [],
 ): Promise<StopEventData> {
   const body = stop.body;
   const threadId = body.threadId ?? (await firstThreadId(session));
@@ -130,8 +134,9 @@ export async function buildStopEventData(
   const frames = trace.stackFrames ?? [];
   const top = frames[0];
   const isException = body.reason === 'exception';
-  const [exceptionText, variables, sourceLines, previews, changed] = await Promise.all([
-    isException ? exceptionTextOf(session, threadId, body) : undefined,
+  const facts = isException ? await readExceptionFacts(session, threadId) : undefined;
+  const [autopsy, variables, sourceLines, previews, changed] = await Promise.all([
+    isException ? buildAutopsy(session, frames, facts, workspaceFolders) : undefined,
     top ? topFrameVariables(session, top.id) : undefined,
     readSourceLines(top?.source?.path, top?.line),
     isException ? previewsOf(session, frames.slice(0, PREVIEW_FRAMES)) : [],
@@ -146,7 +151,7 @@ export async function buildStopEventData(
     reason: body.reason,
     thread_id: threadId,
     description: body.description,
-    text: exceptionText,
+    text: isException ? (facts?.text ?? body.text ?? body.description) : undefined,
     all_threads_stopped: body.allThreadsStopped,
     source: top?.source ? { path: top.source.path, name: top.source.name } : undefined,
     line: top?.line,
@@ -162,6 +167,7 @@ export async function buildStopEventData(
     ...(changed ? { changed } : {}),
     ...(sourceLines ? { source_lines: sourceLines } : {}),
     hit_breakpoint_ids: body.reason === 'breakpoint' || hitIds.length > 0 ? hitIds : undefined,
+    ...(autopsy ? { error_autopsy: autopsy } : {}),
   });
 }
 
@@ -180,19 +186,4 @@ async function firstThreadId(session: DebugSessionPort): Promise<number> {
   const first = threads.threads[0];
   if (!first) throw new Error('The debugger reported a stop but no threads.');
   return first.id;
-}
-
-async function exceptionTextOf(
-  session: DebugSessionPort,
-  threadId: number,
-  body: DebugProtocol.StoppedEvent['body'],
-): Promise<string | undefined> {
-  try {
-    const info = (await session.customRequest('exceptionInfo', {
-      threadId,
-    })) as DebugProtocol.ExceptionInfoResponse['body'];
-    return info.description ?? info.exceptionId ?? body.text;
-  } catch {
-    return body.text ?? body.description;
-  }
 }

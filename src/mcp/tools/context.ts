@@ -240,7 +240,12 @@ export async function describeOutcome(
         return {
           status: 'stopped',
           stop_event_data: await deadline.within(
-            buildStopEventData(session, outcome.stop, context.channel.breakpoints),
+            buildStopEventData(
+              session,
+              outcome.stop,
+              context.channel.breakpoints,
+              context.channel.workspaceFolders(),
+            ),
             'the requests that read the state of the stop (the program did stop)',
           ),
         };

@@ -4,6 +4,7 @@ import { viewOutput } from '../outputView';
 import { baseOutputShape, error } from '../results';
 import { count } from '../schemaIds';
 import { buildStopEventData, stopEventOutline } from '../stop/stopEventData';
+import { readCoroutines } from '../stop/coroutineView';
 import { ANNOTATIONS, defineTool, findSession, messageOf } from './context';
 
 export const getDebugState = defineTool({
@@ -11,9 +12,9 @@ export const getDebugState = defineTool({
   title: 'Get the debug state',
   description:
     'Where things stand: state (Idle, Starting, Running, Stopped, Terminating, Terminated), the active ' +
-    'session, every live session (one per game; busy_with, exception_filters), the latest ' +
-    'stop_event_data when paused. Call it after "timeout" or "interrupted", or when the human may have ' +
-    'acted.',
+    'session, every live session (one per game; busy_with, exception_filters), when paused: ' +
+    'stop_event_data, coroutines. Call it after "timeout"/"interrupted", or when the ' +
+    'human may have acted.',
   inputSchema: {},
   outputSchema: {
     ...baseOutputShape,
@@ -51,7 +52,10 @@ export const getDebugState = defineTool({
           active,
           stop,
           context.channel.breakpoints,
+          context.channel.workspaceFolders(),
         );
+        const coroutines = await readCoroutines(active);
+        if (coroutines) result.coroutines = coroutines;
       } catch (e) {
         return error(
           'read-failed',

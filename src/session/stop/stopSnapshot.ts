@@ -8,7 +8,7 @@ import type { BreakpointStore } from '../breakpoints/breakpoints';
 import type { FunctionNames } from './functionNames';
 import type { HandleTable } from './handles';
 import { SourceMapper, baseName } from '../paths';
-import type { Frame, StopInfo, StopReason, Thread } from '../types';
+import type { CaughtSite, Frame, StopInfo, StopReason, Thread } from '../types';
 
 /** Upstream's constant frame name ("file name"); shown as the file's name instead. */
 const UPSTREAM_FRAME_NAME = '文件名';
@@ -79,6 +79,7 @@ export interface StopNotification {
     uncaught?: boolean;
     hitLines?: number[];
     hitFunctions?: string[];
+    caughtAt?: { file: string; oPath?: string; line: number };
   };
 }
 
@@ -97,6 +98,7 @@ export function buildStop(stop: StopNotification, context: StopContext): StopInf
     hitBreakpointIds = context.breakpoints.idsAt(top.path, stop.info.hitLines ?? [top.line]);
   }
   const exceptionText = stop.info.exceptionText;
+  const caughtAt = caughtSiteOf(stop, context);
   let description = DESCRIPTIONS[reason];
   if (stop.cmd === 'stopOnCodeBreakpoint') description = 'Paused on LuaPanda.BP()';
   if (reason === 'exception' && exceptionText !== undefined) {
@@ -111,8 +113,18 @@ export function buildStop(stop: StopNotification, context: StopContext): StopInf
     hitBreakpointIds,
     exceptionText,
     uncaught: stop.info.uncaught,
+    ...(caughtAt ? { caughtAt } : {}),
     timestamp: new Date().toISOString(),
   };
+}
+
+/** Where a caught error is caught, mapped to a workspace file as the frames are. */
+function caughtSiteOf(stop: StopNotification, context: StopContext): CaughtSite | undefined {
+  const at = stop.info.caughtAt;
+  if (stop.info.uncaught !== false || at === undefined || !(at.line > 0)) return undefined;
+  const path = context.mapper.resolve({ file: at.file, oPath: at.oPath });
+  const chunk = at.oPath !== undefined && at.oPath !== '' ? at.oPath : at.file;
+  return path !== undefined ? { path, chunk, line: at.line } : { chunk, line: at.line };
 }
 
 /**
