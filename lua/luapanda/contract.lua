@@ -21,8 +21,9 @@ M.FEATURES = {
   exceptionConditions = "exceptionConditions",
   trace = "trace",
   jitCompiles = "jitCompiles",
+  collect = "collect",
 }
-M.RUNTIME_FEATURES = { "pause", "exceptions", "paging", "hitCondition", "logInterpolation", "functionNames", "coroutines", "configurationDone", "breakpointResults", "setField", "hotReload", "functionBreakpoints", "exceptionConditions", "trace" }
+M.RUNTIME_FEATURES = { "pause", "exceptions", "paging", "hitCondition", "logInterpolation", "functionNames", "coroutines", "configurationDone", "breakpointResults", "setField", "hotReload", "functionBreakpoints", "exceptionConditions", "trace", "collect" }
 M.STOPS = {
   entry = "stopOnEntry",
   breakpoint = "stopOnBreakpoint",

@@ -55,6 +55,8 @@ export const FEATURES = {
    * effect when the program leaves compiled code. Announced only then.
    */
   jitCompiles: 'jitCompiles',
+  /** `setCollect` and `collectHit`: collecting breakpoints, which never stop. */
+  collect: 'collect',
 } as const;
 export type Feature = (typeof FEATURES)[keyof typeof FEATURES];
 
@@ -74,6 +76,7 @@ export const RUNTIME_FEATURES: readonly Feature[] = [
   FEATURES.functionBreakpoints,
   FEATURES.exceptionConditions,
   FEATURES.trace,
+  FEATURES.collect,
 ];
 
 /** What the session asks of the features a runtime announced. */
