@@ -61,6 +61,7 @@ import type { GameAction } from './gameControl';
 import { claimGame, gameTitle, offeredGameId } from './gameHandoff';
 import { GameHub } from './gameHub';
 import { HOT_RELOAD_REQUEST, parseHotReloadArguments } from './hotReloadRequest';
+import { COLLECT_REQUEST, parseCollectArguments } from './collectRequest';
 import { findRuntimeDir } from './runtimeLocation';
 import {
   dapBreakpoint,
@@ -575,12 +576,38 @@ export class LuaDebugSession extends LoggingDebugSession {
     });
   }
 
-  /** Our custom requests (hotReloadRequest.ts); others get the library's "unrecognized". */
+  /** Our custom requests (hotReloadRequest.ts, collectRequest.ts); others get the library's "unrecognized". */
   protected override async customRequest(
     command: string,
     response: DebugProtocol.Response,
     args: unknown,
   ): Promise<void> {
+    if (command === COLLECT_REQUEST) {
+      // Not shown by the client: the agent that asked reads the failure in its tool result.
+      await this.respond(
+        response,
+        async () => {
+          const parsed = parseCollectArguments(args);
+          const session = this.requireSession();
+          const where =
+            parsed.functionName !== undefined
+              ? { functionName: parsed.functionName }
+              : {
+                  path: path.resolve(session.settings.cwd, parsed.path ?? ''),
+                  line: parsed.line ?? 1,
+                };
+          response.body = await session.collect({
+            ...where,
+            expressions: parsed.expressions,
+            hitLimit: parsed.hitLimit,
+            timeoutMs: Math.round(parsed.timeoutSeconds * 1000),
+            ...(parsed.condition?.trim() ? { condition: parsed.condition } : {}),
+          });
+        },
+        { showUser: false },
+      );
+      return;
+    }
     if (command !== HOT_RELOAD_REQUEST) {
       super.customRequest(command, response, args);
       return;

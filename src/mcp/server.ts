@@ -23,6 +23,7 @@ import {
   stopDebugging,
 } from './tools/execution';
 import { hotReloadFile } from './tools/hotReload';
+import { collectValues } from './tools/collect';
 import { evaluateExpression, getScopes, getStackTrace, getVariables } from './tools/inspection';
 import { getDebugState, getOutput } from './tools/state';
 
@@ -48,6 +49,7 @@ export const TOOLS: readonly ToolDefinition<z.ZodRawShape>[] = [
   setExceptionFilters,
   setFunctionBreakpoint,
   hotReloadFile,
+  collectValues,
 ] as unknown as readonly ToolDefinition<z.ZodRawShape>[];
 
 export const INSTRUCTIONS = `LuaPanda MCP debugs Lua programs (and, inside VS Code, any debugger the user has) in the same session the human sees.

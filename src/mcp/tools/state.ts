@@ -10,7 +10,7 @@ export const getDebugState = defineTool({
   name: 'get_debug_state',
   title: 'Get the debug state',
   description:
-    'Where things stand: state (Idle, Starting, Running, Stopped, Terminating, Terminated), the active ' +
+    'Where things stand: state (Running, Stopped, Terminated, …), the active ' +
     'session, every live session (one per game; busy_with, exception_filters), the latest ' +
     'stop_event_data when paused. Call it after "timeout" or "interrupted", or when the human may have ' +
     'acted.',
@@ -68,7 +68,7 @@ export const getOutput = defineTool({
   title: 'Get program output',
   description:
     'Program output (stdout, stderr), logpoint lines ("logpoint") and debugger messages (console, ' +
-    'important), oldest first, in groups of one category; each line {cursor, text}. Pass next_cursor as ' +
+    'important), oldest first; each line {cursor, text}. Pass next_cursor as ' +
     'cursor for new lines only. max_lines default 200; more: true: call again.',
   inputSchema: {
     cursor: count().optional(),
