@@ -103,7 +103,10 @@ export const collectValues = defineTool({
       0.1,
       COLLECT_MAX_SECONDS,
     );
-    extras.progress(`collecting up to ${hitLimit} hits for ${seconds} s`);
+    const waiting = `collecting up to ${hitLimit} hits for ${seconds} s`;
+    extras.progress(waiting);
+    // As the waiting tools do: a client that resets its timeout on progress waits the whole time.
+    const heartbeat = setInterval(() => extras.progress(waiting), 5_000);
     let report: CollectReport;
     try {
       report = (await session.customRequest(
@@ -119,6 +122,8 @@ export const collectValues = defineTool({
       )) as CollectReport;
     } catch (e) {
       return failure(e);
+    } finally {
+      clearInterval(heartbeat);
     }
     return reportResult(report, args.expressions, context.channel.workspaceFolders()[0]);
   },
