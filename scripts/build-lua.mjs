@@ -54,6 +54,7 @@ const LAZY_MODULES = new Set([
   'luapanda.eval',
   'luapanda.classnames',
   'luapanda.fnbreakpoints',
+  'luapanda.collect',
 ]);
 
 if (!existsSync(entryFile)) fail(`missing entry file lua/LuaPanda.lua`);

@@ -21,6 +21,11 @@ local byKey = {}            -- key -> { [fullPath] = { path = fullPath, lines = 
 local count = 0             -- number of line breakpoints in total
 local bindings = 0          -- breakpoints bound to a line of their function so far (M.lineFilter)
 local fnCount = 0           -- number of function breakpoints (fnbreakpoints.lua)
+-- Collecting breakpoints (collect.lua), apart from the user's: key -> { [fullPath] = { path =
+-- fullPath, lines = { [line] = { collector, ... } } } }. A verdict's line that has some holds a
+-- wrapper (kind 3) with them and the user's breakpoint there, if any, as `under` (hits.lua).
+local collectByKey = {}
+local collectCount = 0
 -- fn -> its function breakpoint (fnbreakpoints.lua): its verdict carries it under the key 0, the
 -- hook's sign to stop at the first line event of each call (see hook.lua).
 local entries = setmetatable({}, { __mode = "k" })
@@ -69,7 +74,7 @@ end
 
 function M.addOwnSource(source) ownSources[source] = true end
 function M.isOwnSource(source) return ownSources[source] == true end
-function M.count() return count + fnCount end
+function M.count() return count + fnCount + collectCount end
 function M.functionCount() return fnCount end
 function M.all() return byKey end
 
@@ -123,11 +128,17 @@ function M.lineFilter()
       end
     end
   end
+  for _, group in pairs(collectByKey) do
+    for _, entry in pairs(group) do
+      for line in pairs(entry.lines) do lines[line] = true end
+    end
+  end
   return lines
 end
 
 function M.clear()
   byKey, count = {}, 0
+  collectByKey, collectCount = {}, 0
   pending, pendingCount = {}, 0
   notifier = nil
   events.announce("cleared")
@@ -388,6 +399,62 @@ local function compute(fn)
   return found
 end
 
+--- Replaces every collecting breakpoint (collect.lua's collectors, each with `path` as the IDE
+--- names the file and `line`).
+function M.setCollectors(list)
+  collectByKey, collectCount = {}, 0
+  for _, c in ipairs(list) do
+    local key, full = paths.breakpointKey(c.path)
+    local group = collectByKey[key] or {}
+    collectByKey[key] = group
+    local entry = group[full] or { path = full, lines = {} }
+    group[full] = entry
+    local at = entry.lines[c.line] or {}
+    entry.lines[c.line] = at
+    at[#at + 1] = c
+    collectCount = collectCount + 1
+  end
+  reset()
+end
+
+--- `fn`'s verdict with the collectors on its own lines added (see collectByKey).
+local function computeWithCollectors(fn, run)
+  local found = compute(fn)
+  if collectCount == 0 or cFunctions[fn] or ownFunctions[fn] then return found end
+  local info = getinfo(fn, "S")
+  local files = info and M.choose(collectByKey[paths.key(info.source)], info.source)
+  if not files then return found end
+  local active = getinfo(fn, "L")
+  active = active and active.activelines
+  for _, entry in ipairs(files) do
+    for line, list in pairs(entry.lines) do
+      local inside
+      if active then
+        inside = active[line] == true
+      else
+        inside = info.what == "main" or (line >= info.linedefined and line <= info.lastlinedefined)
+      end
+      if inside then
+        found = found or {}
+        local under = found[line]
+        if under and under.kind == 3 then
+          for _, c in ipairs(list) do under.collect[#under.collect + 1] = c end
+        else
+          local copy = {}
+          for i, c in ipairs(list) do copy[i] = c end
+          found[line] = { kind = 3, line = line, collect = copy, under = under, run = run }
+        end
+      end
+    end
+  end
+  return found
+end
+
+--- The function that runs collectors (collect.hit), given by commands.lua when collectors come:
+--- collect.lua is compiled only once a collector is set.
+local runCollectors
+function M.setCollectorRunner(run) runCollectors = run end
+
 -- Verdicts that could not be computed (no C stack left, no memory) since the last report, and why
 -- the last one could not (M.takeFailures).
 local failures, lastFailure = 0, nil
@@ -408,7 +475,7 @@ function M.verdict(fn)
     -- from the IDE: a verdict computed across such a change is stale and must not be cached.
     for _ = 1, 3 do
       local generation = M.generation
-      local ok, computed = pcall(compute, fn)
+      local ok, computed = pcall(computeWithCollectors, fn, runCollectors)
       if not ok then
         -- Near the C-stack limit: no verdict this time (none is cached; the next call tries again).
         failures = failures + 1

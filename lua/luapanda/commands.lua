@@ -139,6 +139,24 @@ function commands.setFunctionBreakPoint(info, id)
   if not state.stopped then hookmode.update() end
 end
 
+-- Extension (feature collect): replaces every collecting breakpoint. The reply says, per
+-- collector in order, whether it was set (or why not: an expression that does not compile, …).
+function commands.setCollect(info, id)
+  local collect = require("luapanda.collect")
+  breakpoints.setCollectorRunner(collect.hit)
+  local list, results = {}, {}
+  for _, spec in ipairs(type(info.collectors) == "table" and info.collectors or {}) do
+    local c, err = collect.make(spec)
+    if c then list[#list + 1] = c end
+    results[#results + 1] = { id = type(spec) == "table" and tostring(spec.id) or "", verified = c ~= nil, message = err }
+  end
+  breakpoints.noteStack()
+  breakpoints.setCollectors(list)
+  conditions.reset()
+  send("setCollect", { results = results }, id)
+  if not state.stopped then hookmode.update() end
+end
+
 -- `conditions` (feature exceptionConditions): filter -> texts the error message must contain.
 function commands.setExceptionBreakpoints(info, id)
   events.announce("filters", errorfilters.parse(info))

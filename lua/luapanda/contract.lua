@@ -22,8 +22,9 @@ M.FEATURES = {
   exceptionConditions = "exceptionConditions",
   trace = "trace",
   jitCompiles = "jitCompiles",
+  collect = "collect",
 }
-M.RUNTIME_FEATURES = { "pause", "exceptions", "paging", "hitCondition", "logInterpolation", "functionNames", "coroutines", "configurationDone", "breakpointResults", "setField", "hotReload", "functionBreakpoints", "exceptionConditions", "trace", "listCoroutines" }
+M.RUNTIME_FEATURES = { "pause", "exceptions", "paging", "hitCondition", "logInterpolation", "functionNames", "coroutines", "configurationDone", "breakpointResults", "setField", "hotReload", "functionBreakpoints", "exceptionConditions", "trace", "listCoroutines", "collect" }
 M.STOPS = {
   entry = "stopOnEntry",
   breakpoint = "stopOnBreakpoint",

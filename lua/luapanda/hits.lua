@@ -1,5 +1,6 @@
 -- hits.lua: whether a breakpoint the program reached fires: its condition (a failing one counts as
--- false, and the IDE is told once), its hit count, and a logpoint's message (logged, never a stop).
+-- false, and the IDE is told once), its hit count, and a logpoint's message (logged, never a stop);
+-- collecting breakpoints on the line (collect.lua) run first, and never stop.
 local bprules = require("luapanda.bprules")
 local conditions = require("luapanda.conditions")
 local safe = require("luapanda.safe")
@@ -23,6 +24,14 @@ end
 
 --- Decides whether a breakpoint reached at `line` fires. `base` relative to the caller.
 function M.fires(bp, base, fn, line)
+  if bp.kind == 3 then
+    -- Collecting breakpoints (collect.lua) never stop; the user's breakpoint there, if any, decides.
+    bp.run(bp.collect, base + 1, fn, line or bp.line)
+    local under = bp.under
+    if not under then return false end
+    local fired = M.fires(under, base + 1, fn, line)
+    return fired
+  end
   line = line or bp.line
   if bp.condition then
     local ok, value = conditions.evaluate(bp.condition, base + 1, line, fn)

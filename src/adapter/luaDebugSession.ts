@@ -64,6 +64,7 @@ import { exceptionInfoBody } from './exceptionInfoBody';
 import { COROUTINES_REQUEST, parseCoroutinesArguments } from './coroutinesRequest';
 import { HOT_RELOAD_REQUEST, parseHotReloadArguments } from './hotReloadRequest';
 import { CHANGES_REQUEST, ChangesResponseBody, withoutChangedSuffix } from './changesRequest';
+import { COLLECT_REQUEST, parseCollectArguments } from './collectRequest';
 import { findRuntimeDir } from './runtimeLocation';
 import { assertPairedExposure } from './exposureGuard';
 import {
@@ -581,8 +582,8 @@ export class LuaDebugSession extends LoggingDebugSession {
     });
   }
 
-  /** Our custom requests (hotReloadRequest.ts, coroutinesRequest.ts); others get the library's
-   * "unrecognized". */
+  /** Our custom requests (hotReloadRequest.ts, changesRequest.ts, coroutinesRequest.ts,
+   * collectRequest.ts); others get the library's "unrecognized". */
   protected override async customRequest(
     command: string,
     response: DebugProtocol.Response,
@@ -604,6 +605,32 @@ export class LuaDebugSession extends LoggingDebugSession {
         response,
         async () => {
           response.body = await this.requireSession().coroutines(parseCoroutinesArguments(args));
+        },
+        { showUser: false },
+      );
+      return;
+    }
+    if (command === COLLECT_REQUEST) {
+      // Not shown by the client: the agent that asked reads the failure in its tool result.
+      await this.respond(
+        response,
+        async () => {
+          const parsed = parseCollectArguments(args);
+          const session = this.requireSession();
+          const where =
+            parsed.functionName !== undefined
+              ? { functionName: parsed.functionName }
+              : {
+                  path: path.resolve(session.settings.cwd, parsed.path ?? ''),
+                  line: parsed.line ?? 1,
+                };
+          response.body = await session.collect({
+            ...where,
+            expressions: parsed.expressions,
+            hitLimit: parsed.hitLimit,
+            timeoutMs: Math.round(parsed.timeoutSeconds * 1000),
+            ...(parsed.condition?.trim() ? { condition: parsed.condition } : {}),
+          });
         },
         { showUser: false },
       );

@@ -22,8 +22,12 @@ export interface DebugSessionPort {
    * program, not part of the parent's).
    */
   readonly parentId?: string;
-  /** Sends a DAP request and resolves with the response body; rejects with the adapter's message. */
-  customRequest(command: string, args?: unknown): Promise<unknown>;
+  /**
+   * Sends a DAP request and resolves with the response body; rejects with the adapter's message.
+   * `timeoutMs`: how long a request that waits on purpose (`luapanda/collect`) may take, where the
+   * channel bounds requests itself (headless); VS Code bounds none.
+   */
+  customRequest(command: string, args?: unknown, timeoutMs?: number): Promise<unknown>;
   /** The exception filters in effect (as last sent to the debugger) and those it offers. */
   readonly exceptionFilters: ExceptionFilterState;
 }

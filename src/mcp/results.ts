@@ -26,20 +26,19 @@ export interface ToolResult {
 
 /*
  * Output schemas say what a client needs to read a result — its status and the fields it passes on
- * to the next call — and leave the rest open (a result carries more, as the tool descriptions say;
- * `truncated` and `hint` when it was cut): the whole tools/list stays small (under 16 KB).
+ * to the next call — and leave the rest open (a result carries more, as the tool descriptions say:
+ * `message`, and `truncated` and `hint` when it was cut): the whole tools/list stays small (under
+ * 16 KB).
  */
 
 /** The output fields of a synchronous tool: it succeeds or fails. */
 export const baseOutputShape = {
   status: z.enum(['success', 'error']),
-  message: z.string().optional(),
 };
 
 /** The output fields of an asynchronous tool, which waits for a stop or the end. */
 export const asyncBaseOutputShape = {
   status: z.enum(STATUSES),
-  message: z.string().optional(),
 };
 
 export const MAX_RESULT_BYTES = 48 * 1024;

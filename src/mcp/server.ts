@@ -23,6 +23,7 @@ import {
   stopDebugging,
 } from './tools/execution';
 import { hotReloadFile } from './tools/hotReload';
+import { collectValues } from './tools/collect';
 import { evaluateExpression, getScopes, getStackTrace, getVariables } from './tools/inspection';
 import { getDebugState, getOutput } from './tools/state';
 
@@ -48,6 +49,7 @@ export const TOOLS: readonly ToolDefinition<z.ZodRawShape>[] = [
   setExceptionFilters,
   setFunctionBreakpoint,
   hotReloadFile,
+  collectValues,
 ] as unknown as readonly ToolDefinition<z.ZodRawShape>[];
 
 export const INSTRUCTIONS = `LuaPanda MCP debugs Lua programs (and, inside VS Code, any debugger the user has) in the same session the human sees.
@@ -58,6 +60,7 @@ Golden path:
 4. Inspect: get_variables (expand variables_reference > 0), get_scopes / get_stack_trace for other frames, evaluate_expression in a frame_id.
 5. Move: step_execution (over/into/out) or continue_debugging with stop_event_data.thread_id; each waits for the next stop.
 6. stop_debugging when done. get_output shows what the program printed and what logpoints logged.
+A value that goes wrong somewhere over many hits: collect_values (a table of values per hit, without stopping).
 To fix Lua code without a restart: edit the file, hot_reload_file, continue_debugging, then get_output.
 session_id is optional everywhere: the active session by default.
 Statuses: success, error (read message), stopped, completed (program ended), timeout (still running: wait again or pause_debugging), interrupted (someone else acted: get_debug_state).`;

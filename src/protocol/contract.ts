@@ -57,6 +57,8 @@ export const FEATURES = {
    * effect when the program leaves compiled code. Announced only then.
    */
   jitCompiles: 'jitCompiles',
+  /** `setCollect` and `collectHit`: collecting breakpoints, which never stop. */
+  collect: 'collect',
 } as const;
 export type Feature = (typeof FEATURES)[keyof typeof FEATURES];
 
@@ -77,6 +79,7 @@ export const RUNTIME_FEATURES: readonly Feature[] = [
   FEATURES.exceptionConditions,
   FEATURES.trace,
   FEATURES.listCoroutines,
+  FEATURES.collect,
 ];
 
 /** What the session asks of the features a runtime announced. */

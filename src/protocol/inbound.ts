@@ -83,6 +83,11 @@ export function classifyFrame(json: unknown, text: string): Inbound {
       if (!bound.success) return invalid(cmd, bound.error, text);
       return { kind: 'notification', notification: { kind: 'functionsBound', cmd, ...bound.data } };
     }
+    case 'collectHit': {
+      const hit = luaNotificationSchemas.collectHit.safeParse(envelope.info);
+      if (!hit.success) return invalid(cmd, hit.error, text);
+      return { kind: 'notification', notification: { kind: 'collect', cmd, hit: hit.data } };
+    }
   }
   if (cmd in replySchemas) return { kind: 'unsolicited-reply', cmd };
   return {

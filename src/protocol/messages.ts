@@ -211,6 +211,55 @@ export const functionBreakpointResultsSchema = wireObject({
   results: wireArray(functionBreakpointResultSchema),
 });
 
+// Collecting breakpoints (feature `collect`): Docs/Protocol_Extensions.md.
+
+/** Extension: one collecting breakpoint: evaluate `exprs` at `path`:`line` without stopping. */
+export const collectorSpecSchema = z.object({
+  id: z.string().min(1),
+  /** The file as `setBreakPoint`'s `path` names it. */
+  path: z.string().min(1),
+  line: wireNumber,
+  exprs: wireArray(z.string().min(1)),
+  condition: z.string().optional(),
+  /** Hits to send at most (the runtime caps it at 1000). */
+  limit: wireNumber.optional(),
+});
+/** Extension: replaces every collecting breakpoint. */
+export const setCollectRequestSchema = z.object({
+  collectors: wireArray(collectorSpecSchema),
+});
+/** The reply: per collector in order, whether it was set, or why not. */
+export const setCollectReplySchema = wireObject({
+  results: wireArray(
+    z.object({ id: z.string(), verified: wireBoolean, message: z.string().optional() }),
+  ),
+});
+/** One value a collector read: its preview and type, or why the expression failed. */
+export const collectedValueSchema = z.object({
+  value: z.string().optional(),
+  type: z.string().optional(),
+  error: z.string().optional(),
+});
+/** A frame of a collector's hit, named as stack frames name it. */
+export const collectedFrameSchema = z.object({
+  name: z.string(),
+  file: z.string(),
+  oPath: z.string().optional(),
+  line: wireNumber,
+});
+/**
+ * Extension (notification): one hit of a collector, or its condition's error (then no `hit`: the
+ * condition counts as false from then on).
+ */
+export const collectHitSchema = wireObject({
+  id: z.string(),
+  hit: wireNumber.optional(),
+  values: wireArray(collectedValueSchema).optional(),
+  frames: wireArray(collectedFrameSchema).optional(),
+  conditionError: z.string().optional(),
+});
+export type CollectHit = z.output<typeof collectHitSchema>;
+
 /** Every command the IDE sends, with the schema of its `info`. */
 export const ideToLuaSchemas = {
   initSuccess: initSuccessRequestSchema,
@@ -231,6 +280,7 @@ export const ideToLuaSchemas = {
   hotReload: hotReloadRequestSchema,
   setFunctionBreakPoint: setFunctionBreakPointRequestSchema,
   listCoroutines: listCoroutinesRequestSchema,
+  setCollect: setCollectRequestSchema,
 } as const;
 export type IdeCommand = keyof typeof ideToLuaSchemas;
 export type IdeRequestInfo<C extends IdeCommand> = z.input<(typeof ideToLuaSchemas)[C]>;
@@ -365,6 +415,7 @@ export const replySchemas = {
   hotReload: hotReloadReplySchema,
   setFunctionBreakPoint: functionBreakpointResultsSchema,
   listCoroutines: listCoroutinesReplySchema,
+  setCollect: setCollectReplySchema,
 } as const;
 export type RequestCommand = keyof typeof replySchemas;
 export type ReplyInfo<C extends RequestCommand> = z.output<(typeof replySchemas)[C]>;
@@ -410,6 +461,7 @@ export const luaNotificationSchemas = {
   trace: logInfoSchema,
   breakpointsBound: breakpointsBoundSchema,
   functionBreakpointsBound: functionBreakpointResultsSchema,
+  collectHit: collectHitSchema,
 } as const;
 
 export type LuaNotification =
@@ -436,7 +488,8 @@ export type LuaNotification =
       readonly kind: 'functionsBound';
       readonly cmd: 'functionBreakpointsBound';
       readonly results: readonly FunctionBreakpointResult[];
-    };
+    }
+  | { readonly kind: 'collect'; readonly cmd: 'collectHit'; readonly hit: CollectHit };
 
 export const stopNotificationSchema = z.object({
   stack: wireArray(stackFrameSchema),

@@ -24,6 +24,7 @@ export * from './link/attachHint';
 export * from './workspaceFiles';
 export * from './stop/inspection';
 export * from './hotReload';
+export * from './collect';
 export * from './hotReloadRequest';
 export * from './luaSession';
 export * from './breakpoints/functionBreakpoints';

@@ -31,6 +31,8 @@ import {
 } from './breakpoints/exceptionFilters';
 import { ExitStatus, describeExit, exitNumber } from './link/exitStatus';
 import type { HotReloadReport } from './hotReload';
+import { CollectReport, CollectRequest, Collects } from './collect';
+import { FEATURES } from '../protocol';
 import { hotReloadFile } from './hotReloadRequest';
 import { type CoroutineList, listCoroutines } from './coroutineList';
 import { Ask, EvaluateContext, assignIn, evaluateIn } from './stop/inspection';
@@ -106,6 +108,7 @@ export class LuaSession extends EventEmitter<LuaSessionEvents> {
   );
   private readonly functionSites = new FunctionSites();
   private readonly link: SessionLink;
+  private readonly collects: Collects;
   private exceptionFilters: readonly ExceptionFilterSpec[] = [{ filter: 'uncaught' }];
   private pauseEmulated = false;
   private protocolErrors = 0;
@@ -145,6 +148,11 @@ export class LuaSession extends EventEmitter<LuaSessionEvents> {
       announce: (changed) => this.emit('breakpoints', changed),
       warn: (text) => this.emit('warning', text),
       sourceRead: (file, text) => this.runningSources.seen(file, text),
+    });
+    this.collects = new Collects({
+      send: (list) => this.request('setCollect', { collectors: list }),
+      wirePath: (local) => this.mapper.wirePath(local),
+      resolve: (location) => this.mapper.resolve(location),
     });
     this.functionStore = new FunctionBreakpointStore(() => this.store.allocateId());
     this.functionSync = new FunctionBreakpointSync({
@@ -380,6 +388,48 @@ export class LuaSession extends EventEmitter<LuaSessionEvents> {
     return report;
   }
 
+  /**
+   * Collects values at `path`:`line` (or a named function's first line) without stopping (feature
+   * `collect`), continuing a stopped program once the collector is set: resolves once the hit
+   * limit is reached, the timeout passed or the session ended, with every hit. Rejects with a
+   * `SessionError` when the runtime cannot collect or refused the request (a malformed expression).
+   */
+  async collect(request: CollectRequest): Promise<CollectReport> {
+    if (!this.machine.is('Running', 'Stopped')) {
+      throw sessionErrors.wrongState(
+        'invalid-state',
+        'collect values',
+        this.machine.state,
+        'running or stopped',
+      );
+    }
+    if (!this.link.isConnected()) throw sessionErrors.notConnected();
+    if (!this.link.features.has(FEATURES.collect)) {
+      throw new SessionError(
+        'not-supported',
+        `The connected runtime (${this.link.runtime || 'upstream LuaPanda'}) cannot collect ` +
+          "values: use the LuaPanda.lua this extension ships (the 'collect' feature).",
+      );
+    }
+    const resume = (): Promise<void> =>
+      this.machine.is('Stopped') ? this.continue() : Promise.resolve();
+    if (!('functionName' in request)) return this.collects.run(request, resume);
+    const name = request.functionName;
+    const found = await this.functionSites.find([name], this.mapper.files(), this.store.luaDialect);
+    const sites = found.get(name) ?? [];
+    if (sites.length !== 1) {
+      const where = sites.map((s) => `${s.path}:${s.line}`).join(', ');
+      throw new SessionError(
+        'invalid-arguments',
+        sites.length === 0
+          ? `No function named ${name} is defined in the workspace's Lua files; name it as the ` +
+              'source writes it (Entity:update, util.helper) or give a file and line.'
+          : `${name} is defined ${sites.length} times (${where}); give a file and line.`,
+      );
+    }
+    return this.collects.run({ ...request, path: sites[0].path, line: sites[0].line }, resume);
+  }
+
   // ---------------------------------------------------------------------------------------------
   // Inspection (Stopped only)
 
@@ -572,6 +622,9 @@ export class LuaSession extends EventEmitter<LuaSessionEvents> {
       case 'functionsBound':
         this.functionSync.onBound(notification.results);
         return;
+      case 'collect':
+        this.collects.onHit(notification.hit);
+        return;
       case 'trace':
         this.tracer.log('runtime', notification.text);
         return;
@@ -610,6 +663,7 @@ export class LuaSession extends EventEmitter<LuaSessionEvents> {
     this.stops.changes.forget();
     this.sync.disconnected();
     this.functionSync.disconnected();
+    this.collects.endAll();
   }
 
   private onProcessExit(exit: ExitStatus): void {
@@ -653,6 +707,7 @@ export class LuaSession extends EventEmitter<LuaSessionEvents> {
   ): Promise<void> {
     if (!this.machine.is('Idle', 'Terminating')) this.machine.transition('Terminating', reason);
     this.stops.invalidate();
+    this.collects.endAll();
     await this.link.release(killProcess);
     this.machine.transition('Terminated', reason);
     this.emit('terminated', { reason, error });

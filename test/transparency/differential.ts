@@ -201,6 +201,10 @@ function expectations(outcome: ModeOutcome, plain: RunResult, uncaughtErrors?: n
   }
   if (mode === 'stepping' && report.breakpointStops < 1)
     out.push(`${label}: ${NEVER_STOPPED}${said}`);
+  if (mode === 'collect' && report.collectHits < 1)
+    out.push(`${label}: the collector on the hot line sent no hit${said}`);
+  if (mode === 'collect' && report.breakpointStops > 0)
+    out.push(`${label}: a collecting breakpoint stopped the program`);
   return out;
 }
 

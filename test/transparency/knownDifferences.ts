@@ -25,6 +25,7 @@ const ATTACHED: ModeName[] = [
   'condition',
   'stepping',
   'fn-bp',
+  'collect',
 ];
 const attached = (mode: ModeName) => ATTACHED.includes(mode);
 const pure = (lua: LuaInterpreter) => !lua.native;
@@ -129,7 +130,7 @@ export const KNOWN_DIFFERENCES: readonly KnownDifference[] = [
     program: 'cstack_limit_probe.lua',
     applies: (lua, mode) =>
       pure(lua)
-        ? ['bp-elsewhere', 'bp-hit', 'condition', 'stepping', 'fn-bp'].includes(mode)
+        ? ['bp-elsewhere', 'bp-hit', 'condition', 'stepping', 'fn-bp', 'collect'].includes(mode)
         : mode === 'stepping',
     always: true,
     why: LUA_HOOK_LEVEL,
@@ -177,7 +178,8 @@ export const KNOWN_DIFFERENCES: readonly KnownDifference[] = [
   })),
   {
     program: 'idle_hooks.lua',
-    applies: (lua, mode) => pure(lua) && ['bp-hit', 'condition', 'stepping'].includes(mode),
+    applies: (lua, mode) =>
+      pure(lua) && ['bp-hit', 'condition', 'stepping', 'collect'].includes(mode),
     lines: /^own hook ticks\t/,
     always: false,
     why: PROGRAM_COUNT_HOOK_STARVED,

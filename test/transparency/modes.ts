@@ -4,7 +4,8 @@
  * file; a breakpoint hit every time (continued at once, variables read at the first stops); a
  * never-true condition on the hot line; a stretch of steps from the first hit; and function
  * breakpoints: on the function that holds the hot line when its definition names it, and on a
- * name that never binds (so that every function's first call tries the pending name). The IDE also
+ * name that never binds (so that every function's first call tries the pending name); and a
+ * collecting breakpoint on the hot line (values sent, never a stop). The IDE also
  * continues any exception stop, as a user would, so the program's own end is compared too.
  */
 import * as fs from 'node:fs';
@@ -21,7 +22,14 @@ import { FunctionSites } from '../../src/session/breakpoints/functionSites';
 import { normalizePath } from '../../src/session/paths';
 
 export type ModeName =
-  'no-ide' | 'attached' | 'bp-elsewhere' | 'bp-hit' | 'condition' | 'stepping' | 'fn-bp';
+  | 'no-ide'
+  | 'attached'
+  | 'bp-elsewhere'
+  | 'bp-hit'
+  | 'condition'
+  | 'stepping'
+  | 'fn-bp'
+  | 'collect';
 
 export const MODES: readonly ModeName[] = [
   'no-ide',
@@ -31,6 +39,7 @@ export const MODES: readonly ModeName[] = [
   'condition',
   'stepping',
   'fn-bp',
+  'collect',
 ];
 
 /**
@@ -73,6 +82,8 @@ export function debugModesFor(lua: LuaInterpreter, launch = false): DebugMode[] 
 export interface IdeReport {
   connected: boolean;
   breakpointStops: number;
+  /** `collectHit`s received (collect mode). */
+  collectHits: number;
   stepStops: number;
   exceptionStops: number;
   /** Problems seen on the IDE side (a request without reply, a malformed frame…). */
@@ -83,6 +94,18 @@ export interface IdeReport {
 
 /** A never-true condition that still runs code in the program's frame. */
 export const NEVER_TRUE = 'rawequal(0, 1)';
+
+/**
+ * What `collect` mode collects on the hot line: a global, an expression that fails, a call, under
+ * a condition that runs code in the frame, on up to 300 hits (then the collector stays, idle).
+ * None reads a global the program lacks: that would run the program's own `_G` metamethods, as
+ * any expression of the user's does.
+ */
+const COLLECTOR = {
+  exprs: ['_VERSION', 'error("collected")', 'select("#", 1, 2)'],
+  condition: 'not rawequal(0, 1)',
+  limit: 300,
+};
 
 /** The steps taken from the first hit in `stepping` mode. */
 const STEP_SEQUENCE = [
@@ -153,6 +176,7 @@ export async function startIde(
   const report: IdeReport = {
     connected: false,
     breakpointStops: 0,
+    collectHits: 0,
     stepStops: 0,
     exceptionStops: 0,
     problems: [],
@@ -204,6 +228,7 @@ async function drive(
   let wake: (() => void) | undefined;
   c.on('notification', (n) => {
     if (n.kind === 'log') report.runtimeLog = [...report.runtimeLog.slice(-9), n.text];
+    if (n.kind === 'collect' && n.hit.hit !== undefined) report.collectHits++;
     if (n.kind === 'stop') {
       stops.push(n);
       wake?.();
@@ -264,6 +289,16 @@ async function drive(
       report.problems.push(
         `setFunctionBreakPoint answered ${reply.results.length} of ${names.length}`,
       );
+    }
+  }
+  if (mode === 'collect') {
+    const reply = await settle(
+      c.request('setCollect', {
+        collectors: [{ id: 'c1', path: programPath, line: bpLine, ...COLLECTOR }],
+      }),
+    );
+    if (reply && !reply.results[0]?.verified) {
+      report.problems.push(`setCollect refused: ${reply.results[0]?.message}`);
     }
   }
   await settle(c.request('setExceptionBreakpoints', { filters: ['uncaught'] }));

@@ -43,9 +43,9 @@ class HeadlessSession implements DebugSessionPort {
     readonly parentId: string | undefined,
   ) {}
 
-  customRequest(command: string, args?: unknown): Promise<unknown> {
+  customRequest(command: string, args?: unknown, timeoutMs?: number): Promise<unknown> {
     this.exceptionFilters.noteRequest(command, args);
-    return this.client.request(command, args);
+    return this.client.request(command, args, timeoutMs);
   }
 }
 

@@ -85,11 +85,11 @@ export const setBreakpoint = defineTool({
   name: 'set_breakpoint',
   title: 'Set a breakpoint',
   description:
-    'Sets a breakpoint at file_path (absolute or workspace-relative) and line_number. Condition ' +
-    '(Lua; stops only when true), hit_condition ("> 5", "== 3", "% 2"), log_message (a logpoint: logs instead ' +
-    'of stopping, {expr} interpolated; see get_output). Works before a session exists. Returns ' +
-    'breakpoint: id (as in hit_breakpoint_ids), line it binds to (requested_line: the line asked for, ' +
-    'if it moved to code), verified, message (why not).',
+    'Sets a breakpoint at file_path (absolute or workspace-relative) and line_number. condition ' +
+    '(Lua; stops when true), hit_condition ("> 5", "== 3", "% 2"), log_message (a logpoint: logs, ' +
+    '{expr} interpolated, no stop; see get_output). Works before a session exists. Returns ' +
+    'breakpoint: id (as in hit_breakpoint_ids), line (requested_line: if it moved to code), ' +
+    'verified, message.',
   // (No field descriptions: the description says it all, and tools/list must stay small.)
   inputSchema: {
     file_path: z.string().min(1),
@@ -118,7 +118,7 @@ export const removeBreakpoint = defineTool({
   name: 'remove_breakpoint',
   title: 'Remove breakpoints',
   description:
-    'Removes breakpoints. Pass one of: breakpoint_id (line or function breakpoint), location ' +
+    'Removes breakpoints. Pass one of: breakpoint_id (any kind), location ' +
     '{file_path, line_number} (every breakpoint on that line), or clear_all: true.',
   inputSchema: {
     breakpoint_id: breakpointId().optional(),
@@ -183,8 +183,8 @@ export const getBreakpoints = defineTool({
   name: 'get_breakpoints',
   title: 'List breakpoints',
   description:
-    'Lists every breakpoint with its id, file, line, condition, hit condition, log message and whether a ' +
-    'session verified it (kind "function": function_name).',
+    'Lists every breakpoint: id, file, line, condition, hit_condition, log_message, verified ' +
+    '(kind "function": function_name).',
   inputSchema: {},
   outputSchema: {
     ...baseOutputShape,

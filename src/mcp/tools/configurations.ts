@@ -9,9 +9,8 @@ export const getDebuggerConfigurations = defineTool({
   name: 'get_debugger_configurations',
   title: 'List debug configurations',
   description:
-    'Lists the debug configurations of .vscode/launch.json: name, type, request (launch or attach), ' +
-    'other attributes. Call this first; pass a name to start_debugging. "error": no launch.json, or ' +
-    'it does not parse.',
+    'Lists the configurations of .vscode/launch.json (name, type, request, attributes). Call this ' +
+    'first; pass a name to start_debugging. "error": no launch.json, or it does not parse.',
   inputSchema: {},
   outputSchema: {
     ...baseOutputShape,

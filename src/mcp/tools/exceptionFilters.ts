@@ -20,7 +20,7 @@ export const FILTERS_GUIDE =
 export const filtersArg = z
   .array(z.union([z.string(), z.object({ filter: z.string(), condition: z.string().min(1) })]))
   .max(16)
-  .describe(`Exception filters. ${FILTERS_GUIDE}`);
+  .describe(FILTERS_GUIDE);
 
 export const setExceptionFilters = defineTool({
   name: 'set_exception_filters',

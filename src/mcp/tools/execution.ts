@@ -43,9 +43,9 @@ const timeoutArg = z.number().min(0.1).max(3600).optional();
 const sessionArg = z.string().optional();
 
 const STATUS_GUIDE =
-  'Results: "stopped" (stop_event_data: where, why, locals, source), "completed" (ended; see ' +
-  'get_output), "timeout" (still running: continue_debugging or pause_debugging), "interrupted" ' +
-  '(someone else acted: get_debug_state), "error". warnings: e.g. a failing breakpoint condition.';
+  'Results: "stopped" (stop_event_data: where, why, locals, source), "completed" (see ' +
+  'get_output), "timeout" (still running), "interrupted" (see get_debug_state), ' +
+  '"error". warnings: e.g. a failing breakpoint condition.';
 /** The continuing tools point to start_debugging's guide rather than repeat it (tools/list size). */
 const SAME_RESULTS = 'Results, warnings and timeout_seconds as for start_debugging.';
 

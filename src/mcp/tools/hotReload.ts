@@ -68,8 +68,8 @@ export const hotReloadFile = defineTool({
   title: 'Hot reload a Lua file',
   description:
     'Reloads a changed Lua file (absolute or workspace-relative) into the running or paused program, ' +
-    'keeping its state. Loop: edit the file, call this, continue_debugging, get_output. Lists replaced, ' +
-    'added, not_found/not_replaced (with reason), active. error: nothing changed.',
+    'keeping its state (then continue_debugging, get_output). Lists replaced, added, ' +
+    'not_found/not_replaced, active. error: nothing changed.',
   inputSchema: {
     file_path: z.string().min(1),
     session_id: z.string().optional(),

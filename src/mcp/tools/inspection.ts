@@ -20,7 +20,7 @@ export const getStackTrace = defineTool({
   name: 'get_stack_trace',
   title: 'Get the call stack',
   description:
-    'The call stack of a paused thread, innermost frame first, deeper than stop_event_data carries: ' +
+    'The call stack of a paused thread, deeper than stop_event_data carries: ' +
     'start_frame (default 0) and levels (default 50). Pass a frame_id to get_scopes or evaluate_expression.',
   inputSchema: {
     thread_id: adapterId(),
@@ -103,7 +103,7 @@ export const getVariables = defineTool({
   description:
     'Children of a scope or value (variables_reference > 0 from get_scopes, stop_event_data or ' +
     'get_variables). Paged: start (default 0), count (default 100); has_more, next_start. ' +
-    'References hold while paused at one stop.',
+    'References last one stop.',
   inputSchema: {
     variables_reference: z.number().int().min(1),
     start: count().optional(),

@@ -11,10 +11,9 @@ export const getDebugState = defineTool({
   name: 'get_debug_state',
   title: 'Get the debug state',
   description:
-    'Where things stand: state (Idle, Starting, Running, Stopped, Terminating, Terminated), the active ' +
-    'session, every live session (one per game; busy_with, exception_filters), when paused: ' +
-    'stop_event_data, coroutines. Call it after "timeout"/"interrupted", or when the ' +
-    'human may have acted.',
+    'Where things stand: state (Running, Stopped, Terminated, …), the active session, every ' +
+    'live session (one per game; busy_with, exception_filters), when paused: stop_event_data, ' +
+    'coroutines. Call it after "timeout" or "interrupted", or when the human may have acted.',
   inputSchema: {},
   outputSchema: {
     ...baseOutputShape,
@@ -72,7 +71,7 @@ export const getOutput = defineTool({
   title: 'Get program output',
   description:
     'Program output (stdout, stderr), logpoint lines ("logpoint") and debugger messages (console, ' +
-    'important), oldest first, in groups of one category; each line {cursor, text}. Pass next_cursor as ' +
+    'important), oldest first; each line {cursor, text}. Pass next_cursor as ' +
     'cursor for new lines only. max_lines default 200; more: true: call again.',
   inputSchema: {
     cursor: count().optional(),
