@@ -144,10 +144,9 @@ export class GameHub {
       handshake = await greetGame(connection, this.settings);
     } catch (error) {
       void connection.close();
-      this.hooks.output(
-        'important',
-        `A game connected on ${endpoint}, but ${toSessionError(error).message}\n`,
-      );
+      const failure = toSessionError(error);
+      if (failure.code === 'pairing-failed') this.connector?.pairingFailed?.(connection);
+      this.hooks.output('important', `A game connected on ${endpoint}, but ${failure.message}\n`);
       return;
     }
     const name = this.uniqueTitle(gameTitle(handshake, `Lua game ${++this.games}`));

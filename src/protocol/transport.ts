@@ -15,6 +15,7 @@ import { EventEmitter } from 'node:events';
 import * as net from 'node:net';
 import { delay } from '../common/async';
 import { LuaConnection, LuaConnectionOptions } from './connection';
+import { StrangerBackoff } from './strangerBackoff';
 
 export const DEFAULT_LUA_PORT = 8818;
 export const DEFAULT_RETRY_INTERVAL_MS = 1_000;
@@ -42,6 +43,9 @@ export interface ListenOptions extends LuaConnectionOptions {
 export class LuaListener extends EventEmitter<LuaListenerEvents> {
   private active: LuaConnection | undefined;
   private readonly sockets = new Set<net.Socket>();
+  /** The peer address of each connection handed out, for holdOff. */
+  private readonly peers = new WeakMap<object, string>();
+  private readonly strangers = new StrangerBackoff();
 
   private constructor(
     private readonly server: net.Server,
@@ -115,6 +119,15 @@ export class LuaListener extends EventEmitter<LuaListenerEvents> {
     });
   }
 
+  /**
+   * The peer of `connection` failed the pairing: its address is refused for a while
+   * (strangerBackoff.ts), so that strangers cannot keep the connection slot busy.
+   */
+  holdOff(connection: object): void {
+    const host = this.peers.get(connection);
+    if (host !== undefined) this.strangers.failed(host);
+  }
+
   /** Stops listening and drops every socket, the active connection included. */
   async close(): Promise<void> {
     const closed = new Promise<void>((resolve) => this.server.close(() => resolve()));
@@ -128,11 +141,23 @@ export class LuaListener extends EventEmitter<LuaListenerEvents> {
     socket.on('error', () => {
       /* reported through the connection's close event */
     });
+    const host = socket.remoteAddress ?? '';
+    const heldOff = this.strangers.heldOffFor(host);
+    if (heldOff !== undefined) {
+      socket.destroy();
+      this.emit('rejected', {
+        remoteAddress: `${host}:${socket.remotePort}`,
+        reason: `it failed the pairing; it may try again in ${Math.ceil(heldOff / 1000)} s`,
+      });
+      return;
+    }
     if (this.active && !this.active.closed) {
       if (this.listenerCount('extra') > 0) {
         // Its own session owns it from now on: closing this listener does not end that game.
         this.sockets.delete(socket);
-        this.emit('extra', new LuaConnection(socket, this.connectionOptions));
+        const extra = new LuaConnection(socket, this.connectionOptions);
+        this.peers.set(extra, host);
+        this.emit('extra', extra);
         return;
       }
       const remoteAddress = `${socket.remoteAddress}:${socket.remotePort}`;
@@ -144,6 +169,7 @@ export class LuaListener extends EventEmitter<LuaListenerEvents> {
       return;
     }
     const connection = new LuaConnection(socket, this.connectionOptions);
+    this.peers.set(connection, host);
     this.active = connection;
     connection.once('close', () => {
       if (this.active === connection) this.active = undefined;

@@ -3,10 +3,12 @@
 // connects through 127.0.0.1. With "connectionSecret" a stranger (garbage, silence) and a game
 // with the wrong secret are refused while the attach keeps waiting, and the real game debugs;
 // without it a game that has a secret says what to set; VS Code connecting to a game that
-// listens pairs the same way.
+// listens pairs the same way. A stranger from the network that failed is held off a while, so a
+// flood of them cannot keep the one connection slot busy.
 import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as net from 'node:net';
+import * as os from 'node:os';
 import * as path from 'node:path';
 import { luaInterpreters } from '../harness/interpreters';
 import { quietPort } from '../harness/ports';
@@ -30,10 +32,20 @@ function markerLine(file: string, marker: string): number {
   );
 }
 
-/** A stranger: connects, sends `text` (or nothing) and waits until it is dropped (bounded). */
-function stranger(port: number, text: string | undefined): Promise<string> {
+/** An IPv4 address of this machine that is not loopback (where a stranger on the network comes from). */
+function networkAddress(): string | undefined {
+  return Object.values(os.networkInterfaces())
+    .flat()
+    .find((a) => a !== undefined && a.family === 'IPv4' && !a.internal)?.address;
+}
+
+/**
+ * A stranger: connects (from `from`, default 127.0.0.1), sends `text` (or nothing) and waits until
+ * it is dropped (bounded).
+ */
+function stranger(port: number, text: string | undefined, from = '127.0.0.1'): Promise<string> {
   return new Promise((resolve) => {
-    const socket = net.connect({ host: '127.0.0.1', port }, () => {
+    const socket = net.connect({ host: from, localAddress: from, port }, () => {
       if (text !== undefined) socket.write(text);
     });
     let got = '';
@@ -112,6 +124,40 @@ for (const lua of luaInterpreters()) {
       await t.dc.setBreakpointsRequest({ source: { path: CONNECTS }, breakpoints: [] });
       await t.dc.continueRequest({ threadId: stop.event.threadId ?? 1 });
       await real.waitForOutput(/done/, 15_000);
+    });
+
+    it('a stranger from the network that failed the pairing is held off; the game on this machine gets in', async function () {
+      const address = networkAddress();
+      if (address === undefined) this.skip();
+      const port = await quietPort();
+      const frameLine = markerLine(CONNECTS, 'frame');
+      const waiting = t.waitForOutput(/Waiting for a Lua program/);
+      const attached = t.start(
+        'attach',
+        { connectionPort: port, cwd: DIR, connectionHost: '0.0.0.0', connectionSecret: SECRET },
+        { ...PROGRESS, breakpoints: { [CONNECTS]: [{ line: frameLine }] } },
+      );
+      await waiting;
+      await stranger(port, 'GET / HTTP/1.1\r\n\r\n', address);
+      // Again at once, from the same address: refused before anything is read or said.
+      const again = await stranger(port, undefined, address);
+      assert.equal(again, '');
+      await t.waitForOutput(
+        new RegExp(
+          `Refused a Lua connection from ${address.replace(/\./g, '\\.')}:\\d+: it failed the pairing; it may try again in 1 s`,
+        ),
+      );
+      // Loopback is never held off: the game on this machine pairs and debugs.
+      game(CONNECTS, [String(port), SECRET]);
+      await attached;
+      const stop = await t.stoppedAt('breakpoint', CONNECTS, frameLine);
+      await t.dc.evaluateRequest({
+        expression: 'treasure = "stop"',
+        frameId: stop.top.id,
+        context: 'repl',
+      });
+      await t.dc.setBreakpointsRequest({ source: { path: CONNECTS }, breakpoints: [] });
+      await t.dc.continueRequest({ threadId: stop.event.threadId ?? 1 });
     });
 
     it('without "connectionSecret", a game that has a secret says what to set', async () => {

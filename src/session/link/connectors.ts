@@ -37,6 +37,11 @@ export interface Connector {
    * (each becomes a session of its own); unset, they are refused.
    */
   onExtraConnection?: (connection: SessionConnection) => void;
+  /**
+   * Listeners only: the peer of `connection` failed the pairing or dropped the link in the
+   * handshake; its address (unless loopback) waits a while before it is taken again.
+   */
+  pairingFailed?: (connection: SessionConnection) => void;
   /** The handshake reply of a connection whose handshake was made before it was handed over. */
   handshakeOf?: (connection: SessionConnection) => ReplyInfo<'initSuccess'> | undefined;
   /** Releases the listener and pending waits; ends the program when `killProcess`. */
@@ -199,6 +204,7 @@ export async function listenConnector(spec: ListenSpec): Promise<Connector> {
         throw noGameConnected({ port: listener.port, host, seconds });
       }
     },
+    pairingFailed: (connection) => listener.holdOff(connection),
     async dispose() {
       aborter.abort();
       await listener.close();
@@ -210,7 +216,7 @@ export async function listenConnector(spec: ListenSpec): Promise<Connector> {
   });
   listener.on('rejected', (rejected) =>
     connector.onNotice?.(
-      `Refused a second Lua connection from ${rejected.remoteAddress}: ${rejected.reason}.`,
+      `Refused a Lua connection from ${rejected.remoteAddress}: ${rejected.reason}.`,
     ),
   );
   return connector;

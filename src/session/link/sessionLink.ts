@@ -118,8 +118,12 @@ export class SessionLink {
         // stranger (its connection is closed): try again while time remains.
         const pairingFailed = failure.code === 'pairing-failed';
         if (pairingFailed) this.hooks.notice(`${failure.message}\n`);
+        const failedAttempt =
+          (failure.code === 'handshake-failed' && connection?.closed === true) || pairingFailed;
+        // (Its address waits a while before it is taken again: strangerBackoff.ts.)
+        if (failedAttempt && connection) connector.pairingFailed?.(connection);
         const retry =
-          ((failure.code === 'handshake-failed' && connection?.closed === true) || pairingFailed) &&
+          failedAttempt &&
           connector.canReconnect &&
           (deadline === undefined || Date.now() < deadline) &&
           this.hooks.machine.is('Starting');
