@@ -10,6 +10,7 @@ import { getProcessTracer } from '../common/trace';
 import { PACKAGE_VERSION } from '../common/version';
 import { error, toCallToolResult } from './results';
 import { listTools } from './toolListing';
+import { registerPrompts } from './prompts';
 import { getBreakpoints, removeBreakpoint, setBreakpoint } from './tools/breakpoints';
 import { setFunctionBreakpoint } from './tools/functionBreakpoints';
 import { getDebuggerConfigurations } from './tools/configurations';
@@ -65,18 +66,6 @@ To fix Lua code without a restart: edit the file, hot_reload_file, continue_debu
 session_id is optional everywhere: the active session by default.
 Statuses: success, error (read message), stopped, completed (program ended), timeout (still running: wait again or pause_debugging), interrupted (someone else acted: get_debug_state).`;
 
-export const DEBUG_PROMPT = `Debug this Lua problem with the LuaPanda MCP tools:
-
-{problem}
-
-Work like this:
-1. Call get_debugger_configurations and choose the configuration that runs the failing code.
-2. Form a hypothesis about where it goes wrong; set_breakpoint on the line just before that point (use a condition to skip uninteresting hits, or a log_message to trace values without stopping).
-3. start_debugging. When it stops, read stop_event_data: the call stack and the top frame's locals often explain the bug already.
-4. Step over/into to watch the values change; evaluate_expression to test ideas; get_variables to open tables.
-5. If it ends ("completed") without stopping, read get_output and move the breakpoint earlier.
-6. When you know the cause, stop_debugging, then explain the cause with the evidence you saw (values, lines), and propose a fix.`;
-
 export function createMcpServer(context: ToolContext): McpServer {
   const server = new McpServer(
     { name: SERVER_NAME, version: PACKAGE_VERSION, title: 'LuaPanda MCP Debugger' },
@@ -86,27 +75,7 @@ export function createMcpServer(context: ToolContext): McpServer {
   // Our own tools/list (portable schemas, toolListing.ts) in place of the SDK's; registerTool set
   // the SDK's once, and calls, input and output validation stay the SDK's.
   server.server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: toolListing() }));
-  server.registerPrompt(
-    'debug_lua_problem',
-    {
-      title: 'Debug a Lua problem',
-      description:
-        'A step-by-step workflow for finding the cause of a bug in a Lua program with the debugger tools.',
-      argsSchema: {
-        problem: z
-          .string()
-          .describe('What goes wrong: the symptom, the error message, where you suspect it.'),
-      },
-    },
-    ({ problem }) => ({
-      messages: [
-        {
-          role: 'user',
-          content: { type: 'text', text: DEBUG_PROMPT.replace('{problem}', problem) },
-        },
-      ],
-    }),
-  );
+  registerPrompts(server);
   return server;
 }
 

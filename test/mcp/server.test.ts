@@ -92,7 +92,7 @@ describe('MCP server', function () {
     const { prompts } = await client.listPrompts();
     assert.deepEqual(
       prompts.map((p) => p.name),
-      ['debug_lua_problem'],
+      ['debug_lua_problem', 'find_bug'],
     );
     const prompt = await client.getPrompt({
       name: 'debug_lua_problem',
@@ -101,6 +101,34 @@ describe('MCP server', function () {
     const text = (prompt.messages[0].content as { text: string }).text;
     assert.match(text, /hp never drops/);
     assert.match(text, /set_breakpoint/);
+  });
+
+  it('offers a plan for a bug whose place is unknown, naming tools that exist', async () => {
+    const client = await connect();
+    const prompt = await client.getPrompt({
+      name: 'find_bug',
+      arguments: { symptom: 'the score goes negative after a few minutes' },
+    });
+    const text = (prompt.messages[0].content as { text: string }).text;
+    assert.match(text, /the score goes negative after a few minutes/);
+    const tools = new Set(TOOLS.map((tool) => tool.name));
+    for (const name of [
+      'collect_values',
+      'set_breakpoint',
+      'start_debugging',
+      'set_exception_filters',
+      'pause_debugging',
+      'get_debug_state',
+      'hot_reload_file',
+      'continue_debugging',
+      'get_output',
+      'stop_debugging',
+    ]) {
+      assert.ok(text.includes(name), `the plan names ${name}`);
+      assert.ok(tools.has(name), `${name} is a tool`);
+    }
+    for (const field of ['error_autopsy', 'changed', 'caught'])
+      assert.match(text, new RegExp(field));
   });
 
   it('runs a program to its end: completed, with and without debugging', async () => {
