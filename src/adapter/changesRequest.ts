@@ -22,6 +22,19 @@ export function changedValueText(value: string, previous: string): string {
 }
 
 /**
+ * A variable's value without the Variables view's `  (was …)`: what an agent reads (MCP inside
+ * VS Code sees the view's values; its stop data says what changed in `changed` instead).
+ */
+export function plainValueOf(variable: {
+  readonly value: string;
+  readonly presentationHint?: { readonly attributes?: readonly string[] };
+}): string {
+  return variable.presentationHint?.attributes?.includes(CHANGED_ATTRIBUTE)
+    ? withoutChangedSuffix(variable.value)
+    : variable.value;
+}
+
+/**
  * A Set Value text without the `  (was …)` the editor started from: VS Code fills the box with
  * the shown value, so an edited number arrives as `40  (was 2)`. Only the exact suffix goes.
  */

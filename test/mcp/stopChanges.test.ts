@@ -1,9 +1,16 @@
 // The stop data's `changed` list under the byte budget, without a program: long previews of what
-// changed are cut early, and the list itself keeps at least its first three entries.
+// changed are cut early, and the list itself keeps at least its first three entries; the values
+// the tools show never carry the Variables view's `(was …)`.
 import * as assert from 'node:assert/strict';
 import { STOP_BUDGET_BYTES, byteSize, fitStopEventData } from '../../src/mcp/stop/stopBudget';
 import { CHANGE_VALUE_CHARS, MAX_CHANGES } from '../../src/mcp/stop/stopChanges';
-import type { StopEventData } from '../../src/mcp/stop/stopEventData';
+import { viewVariable, type StopEventData } from '../../src/mcp/stop/stopEventData';
+import { stopVariable } from '../../src/mcp/stop/stopScopes';
+import {
+  CHANGED_ATTRIBUTE,
+  changedValueText,
+  plainValueOf,
+} from '../../src/adapter/changesRequest';
 
 function stopData(changes: number, valueChars: number, locals: number): StopEventData {
   const value = 'v'.repeat(valueChars);
@@ -47,5 +54,32 @@ describe('MCP stop data: the changed list within the budget', () => {
     assert.ok(changed.length >= 3, JSON.stringify(changed));
     assert.ok(changed.every((c) => c.old.length <= 31 && c.new.length <= 31));
     assert.equal(changed[0].name, 'name0', 'the first changes are kept');
+  });
+});
+
+describe("MCP values without the Variables view's (was …)", () => {
+  // Inside VS Code the agent reads the view's own variables, which carry the old value in their
+  // text for the human; the tools give the value alone (the stop's `changed` says the rest).
+  const changed = {
+    name: 'hp',
+    value: changedValueText('4', '8'),
+    variablesReference: 0,
+    presentationHint: { attributes: [CHANGED_ATTRIBUTE] },
+  };
+
+  it('stop data and get_variables strip it from a changed value only', () => {
+    assert.equal(stopVariable(changed, 100).value, '4');
+    assert.equal(viewVariable(changed).value, '4');
+    const unmarked = {
+      name: 's',
+      value: changedValueText('"text"', '"old"'),
+      variablesReference: 0,
+    };
+    assert.equal(
+      viewVariable(unmarked).value,
+      unmarked.value,
+      'a value not marked changed is kept',
+    );
+    assert.equal(plainValueOf({ value: '12', presentationHint: {} }), '12');
   });
 });

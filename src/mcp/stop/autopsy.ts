@@ -8,6 +8,7 @@
  */
 import type { DebugProtocol } from '@vscode/debugprotocol';
 import { z } from 'zod';
+import { plainValueOf } from '../../adapter/changesRequest';
 import { caughtAtSchema } from '../../adapter/exceptionInfoBody';
 import type { DebugSessionPort } from '../channel';
 import { adapterId, count } from '../schemaIds';
@@ -108,7 +109,7 @@ async function localsOf(
     return {
       locals: variables
         .slice(0, AUTOPSY_LOCALS)
-        .map((v) => ({ name: v.name, value: cut(v.value, AUTOPSY_VALUE_CHARS) })),
+        .map((v) => ({ name: v.name, value: cut(plainValueOf(v), AUTOPSY_VALUE_CHARS) })),
       more: variables.length > AUTOPSY_LOCALS,
     };
   } catch {

@@ -8,6 +8,7 @@
  */
 import type { DebugProtocol } from '@vscode/debugprotocol';
 import { z } from 'zod';
+import { plainValueOf } from '../../adapter/changesRequest';
 import { BreakpointService, DebugSessionPort } from '../channel';
 import { StopRecord } from '../sessionMonitor';
 import { fitStopEventData } from './stopBudget';
@@ -93,7 +94,7 @@ export function capValue(value: string): { value: string; truncated?: true } {
 
 /** A DAP variable, as the tools show it: snake_case, value capped. */
 export function viewVariable(variable: DebugProtocol.Variable): VariableView {
-  const { value, truncated } = capValue(variable.value);
+  const { value, truncated } = capValue(plainValueOf(variable));
   return {
     name: variable.name,
     value,

@@ -6,6 +6,7 @@
  */
 import type { DebugProtocol } from '@vscode/debugprotocol';
 import { z } from 'zod';
+import { plainValueOf } from '../../adapter/changesRequest';
 import type { DebugSessionPort } from '../channel';
 import { count, variablesReference } from '../schemaIds';
 
@@ -57,7 +58,7 @@ export function shorten(value: string, max: number): { value: string; truncated?
  * paging counts (get_variables gives those).
  */
 export function stopVariable(variable: DebugProtocol.Variable, maxChars: number): StopVariable {
-  const { value, truncated } = shorten(variable.value, maxChars);
+  const { value, truncated } = shorten(plainValueOf(variable), maxChars);
   return {
     name: variable.name,
     value,
@@ -174,7 +175,7 @@ export async function localsPreview(
   if (variables.length === 0) return undefined;
   const parts = variables
     .slice(0, PREVIEW_VARIABLES)
-    .map((v) => `${v.name} = ${clip(v.value.replace(/\s+/g, ' '), PREVIEW_VALUE_CHARS)}`);
+    .map((v) => `${v.name} = ${clip(plainValueOf(v).replace(/\s+/g, ' '), PREVIEW_VALUE_CHARS)}`);
   let line = parts.join(', ');
   if (variables.length > PREVIEW_VARIABLES) line += ', …';
   return clip(line, MAX_PREVIEW_CHARS);
