@@ -60,13 +60,7 @@ local function frames(level)
   for l = level + 1, level + FRAMES do
     local info = getinfo(l, "nSl")
     if not info then break end
-    local source = info.source or "=?"
-    local file, oPath
-    if paths.isFileSource(source) then
-      file, oPath = paths.key(source), paths.oPath(source)
-    else
-      file, oPath = info.short_src or "?", info.short_src or "?"
-    end
+    local file, oPath = paths.frameFile(info)
     local name = info.what == "main" and "main chunk" or info.name or "?"
     out[#out + 1] = { name = name, file = file, oPath = oPath, line = info.currentline or 0 }
   end

@@ -260,13 +260,7 @@ local function placeOf(co)
     local info = debug.getinfo(co, l, "nSl")
     if not info then return nil end
     if info.what ~= "C" and info.what ~= "tail" and not breakpoints.isOwnSource(info.source) then
-      local source = info.source or "=?"
-      local file, oPath
-      if paths.isFileSource(source) then
-        file, oPath = paths.key(source), paths.oPath(source)
-      else
-        file, oPath = info.short_src or "?", info.short_src or "?"
-      end
+      local file, oPath = paths.frameFile(info)
       local name = info.name
       if info.what == "main" then name = "main chunk" end
       return { file = file, oPath = oPath, line = tostring(info.currentline or 0), name = name }

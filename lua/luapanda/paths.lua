@@ -97,6 +97,15 @@ function M.chunkPath(source)
   return M.unify(applyExtension(string.gsub(stripSource(source), "^%./", "")))
 end
 
+--- How a frame's file reads in stack data: its key and `oPath` for a file chunk, its short_src
+--- (twice) for a chunk loaded from a string. `info` is a getinfo table with "S".
+function M.frameFile(info)
+  local source = info.source or "=?"
+  if M.isFileSource(source) then return M.key(source), M.oPath(source) end
+  local short = info.short_src or "?"
+  return short, short
+end
+
 --- The key of a breakpoint path sent by the IDE.
 function M.breakpointKey(path)
   local unified = M.unify(tostring(path))

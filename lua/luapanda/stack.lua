@@ -104,12 +104,7 @@ end
 
 local function addFrame(info, record, coName)
   local source = info.source or "=?"
-  local file, oPath
-  if paths.isFileSource(source) then
-    file, oPath = paths.key(source), paths.oPath(source)
-  else
-    file, oPath = info.short_src or "?", info.short_src or "?"
-  end
+  local file, oPath = paths.frameFile(info)
   local id = #list + 2
   record.id = id
   record.func = info.func

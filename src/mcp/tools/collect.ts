@@ -18,9 +18,8 @@ import { collectTable } from '../collectTable';
 import { notAllowed } from '../errors';
 import { ToolResult, baseOutputShape, error } from '../results';
 import { resolveSourcePath } from './breakpoints';
-import { ANNOTATIONS, defineTool, findSession, messageOf } from './context';
+import { ANNOTATIONS, defineTool, findLuaSession, messageOf } from './context';
 
-const LUA_DEBUG_TYPE = 'luapanda';
 /** Time beyond the collect's own timeout that the request may take to come back. */
 const ANSWER_MARGIN_MS = 15_000;
 
@@ -82,16 +81,9 @@ export const collectValues = defineTool({
       }
       where = { path: resolved.path, line: args.line_number };
     }
-    const found = findSession(context, args.session_id);
+    const found = findLuaSession(context, args.session_id, 'collect_values works');
     if ('failure' in found) return found.failure;
     const { session } = found;
-    if (session.type !== LUA_DEBUG_TYPE) {
-      return error(
-        'not-supported',
-        `Session "${session.name}" is a ${session.type} session; collect_values works in ` +
-          'LuaPanda (luapanda) sessions only.',
-      );
-    }
     // Expressions run in the program, as evaluate_expression's do.
     if (context.approve && !(await context.approve('evaluate', args.expressions.join(', ')))) {
       return notAllowed('evaluate');

@@ -97,6 +97,27 @@ export function defineTool<Input extends z.ZodRawShape>(
  * each have a session of their own stands for its only game; with several, the call fails naming
  * them. `whole` takes the session itself (stop_debugging ends an attach session and its games).
  */
+/**
+ * The session, as findSession, when it is a LuaPanda one: `tool` (e.g. "hot_reload_file reloads
+ * Lua files") says in the failure what works in LuaPanda sessions only.
+ */
+export function findLuaSession(
+  context: ToolContext,
+  sessionId: string | undefined,
+  what: string,
+): { session: DebugSessionPort } | { failure: ToolResult } {
+  const found = findSession(context, sessionId);
+  if ('failure' in found || found.session.type === 'luapanda') return found;
+  const { session } = found;
+  return {
+    failure: error(
+      'not-supported',
+      `Session "${session.name}" is a ${session.type} session; ${what} in LuaPanda (luapanda) ` +
+        'sessions only.',
+    ),
+  };
+}
+
 export function findSession(
   context: ToolContext,
   sessionId: string | undefined,

@@ -9,10 +9,9 @@ import { HotReloadReport, ReloadEntry, reportHeadline } from '../../session/hotR
 import { notAllowed } from '../errors';
 import { ToolResult, baseOutputShape, error } from '../results';
 import { resolveSourcePath } from './breakpoints';
-import { ANNOTATIONS, defineTool, findSession, messageOf } from './context';
+import { ANNOTATIONS, defineTool, findLuaSession, messageOf } from './context';
 
 /** The debug type whose adapter serves the request. */
-const LUA_DEBUG_TYPE = 'luapanda';
 
 const view = (entries: readonly ReloadEntry[]) =>
   entries.map((e) => ({
@@ -79,16 +78,9 @@ export const hotReloadFile = defineTool({
   async handler(args, context) {
     const resolved = await resolveSourcePath(context, args.file_path);
     if ('failure' in resolved) return resolved.failure;
-    const found = findSession(context, args.session_id);
+    const found = findLuaSession(context, args.session_id, 'hot_reload_file reloads Lua files');
     if ('failure' in found) return found.failure;
     const { session } = found;
-    if (session.type !== LUA_DEBUG_TYPE) {
-      return error(
-        'not-supported',
-        `Session "${session.name}" is a ${session.type} session; hot_reload_file reloads Lua ` +
-          'files in LuaPanda (luapanda) sessions only.',
-      );
-    }
     if (context.approve && !(await context.approve('reload', resolved.path))) {
       return notAllowed('reload');
     }
