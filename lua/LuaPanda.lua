@@ -49,7 +49,7 @@ for _, m in ipairs({ compat, json, paths, breakpoints, hook, stack, variables, e
   require("luapanda.hookchain"), require("luapanda.hookjit"), require("luapanda.bprules"),
   require("luapanda.preview"), require("luapanda.classnames"), require("luapanda.jitwake"),
   require("luapanda.threadscan"), require("luapanda.enginecatch"), require("luapanda.sha256"), pairing,
-  require("luapanda.idlepoll"), linemap }) do
+  require("luapanda.idlepoll"), require("luapanda.collect"), linemap }) do
   registerOwn(m)
 end
 breakpoints.addOwnSource(debug.getinfo(1, "S").source)
