@@ -12,17 +12,9 @@ import { HeadlessFixture, ToolCallResult, callTool, stopDataOf } from './headles
 import { scenarioWorkspace } from './luaWorkspace';
 import { luaInterpreters } from '../harness/interpreters';
 import { scenario } from '../harness/scenario';
+import type { ExpressionSummary } from '../../src/mcp/collectTable';
 
-interface Summary {
-  expression: string;
-  first?: string;
-  last?: string;
-  min?: number;
-  max?: number;
-  first_change?: number;
-  changes: number;
-  errors?: number;
-}
+type Summary = ExpressionSummary;
 
 interface Collected extends ToolCallResult {
   ended: string;
